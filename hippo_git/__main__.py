@@ -1,0 +1,4 @@
+from hippo_git.cli.main import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""`git hippo init` and `git hippo hooks uninstall`: set a repository up for hippo, idempotently."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hippo_git.config import WORKSPACE_FILE, read_toml, workspace_template
+from hippo_git.git import hookfiles
+from hippo_git.git.repo import RepoInfo, config_add, config_set, discover, remotes
+
+RECEIPTS_REF = "refs/notes/hippo/receipts"
+
+# Per-person files under .hippo/: never shared (DESIGN §1).
+GITIGNORE = """\
+# hippo_git: per-person files. These stay on each person's machine; the rest of .hippo/ is shared.
+sessions/
+reports/
+inbox/
+dream-state.json
+model-runs/
+*.lock
+"""
+
+ENTRY_NOTE = """\
+---
+title: Index
+---
+# Index
+
+This is the entry note of this repository's memory, kept by [hippo_git](https://pypi.org/project/hippo-git/).
+Every AI coding agent that starts a session here is handed this note first, together with the
+notes listed under `[context] required` in `.hippo/hippo.toml`.
+
+- Notes are Markdown files in this folder. Link them with `[[note name]]`, `[[path/note]]` or
+  `[[note|label]]`; `git hippo notes lint` finds broken links and orphans.
+- Write down what an agent (or a new teammate) should know before touching this code: how to
+  build and test it, conventions, decisions and why they were taken, known traps.
+- `git hippo dream` reads recent agent sessions and proposes changes to these notes; each change
+  is a commit with a review receipt, and `git hippo revert ID` undoes one.
+"""
+
+
+def receipts_fetch_refspec(remote: str) -> str:
+    return f"+{RECEIPTS_REF}:refs/notes/hippo-remote/{remote}/receipts"
+
+
+@dataclass
+class InitResult:
+    workdir: Path
+    created: list[str] = field(default_factory=list)  # paths relative to workdir
+    kept: list[str] = field(default_factory=list)
+    hooks: list[hookfiles.HookChange] = field(default_factory=list)
+    config: list[str] = field(default_factory=list)  # "key = value" lines that were set
+    to_commit: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "workdir": str(self.workdir),
+            "created": self.created,
+            "kept": self.kept,
+            "hooks": [{"hook": h.hook, "path": str(h.path), "action": h.action} for h in self.hooks],
+            "config": self.config,
+            "to_commit": self.to_commit,
+        }
+
+
+def _write_new(path: Path, text: str) -> bool:
+    """Create `path` atomically unless it exists; True when written."""
+    if path.exists():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.hippo-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return True
+
+
+def configure_receipts(workdir: Path) -> list[str]:
+    """git config that keeps receipts mergeable, rebase-safe and fetched from every remote."""
+    changed: list[str] = []
+    if config_set(workdir, "notes.hippo/receipts.mergeStrategy", "cat_sort_uniq"):
+        changed.append("notes.hippo/receipts.mergeStrategy = cat_sort_uniq")
+    if config_add(workdir, "notes.rewriteRef", RECEIPTS_REF):
+        changed.append(f"notes.rewriteRef += {RECEIPTS_REF}")
+    for remote in remotes(workdir):
+        if config_add(workdir, f"remote.{remote}.fetch", receipts_fetch_refspec(remote)):
+            changed.append(f"remote.{remote}.fetch += {receipts_fetch_refspec(remote)}")
+    return changed
+
+
+def init_workspace(start: Path, *, notes_dir: str = "notes", install_hooks: bool = True) -> InitResult:
+    info: RepoInfo = discover(start)
+    root = info.workdir
+    result = InitResult(workdir=root)
+    toml_path = root / WORKSPACE_FILE
+    if toml_path.exists():
+        # An existing hippo.toml wins: validate it and take its notes_dir.
+        notes_dir = str(read_toml(toml_path, "workspace").get("notes_dir", notes_dir))
+    files = {
+        str(WORKSPACE_FILE): workspace_template(info.branch or "main", notes_dir),
+        ".hippo/.gitignore": GITIGNORE,
+        f"{notes_dir.strip('/')}/index.md": ENTRY_NOTE,
+    }
+    for rel, text in files.items():
+        (result.created if _write_new(root / rel, text) else result.kept).append(rel)
+        result.to_commit.append(rel)
+    if install_hooks:
+        result.hooks = hookfiles.install_hooks(info)
+    result.config = configure_receipts(root)
+    return result
+
+
+def uninstall_git_hooks(start: Path) -> list[hookfiles.HookChange]:
+    return hookfiles.uninstall_hooks(discover(start))

@@ -1,0 +1,1 @@
+"""Hook shims and agent-hook snippets, shipped as package data (hippo_git._hooks)."""

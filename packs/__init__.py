@@ -1,0 +1,1 @@
+"""First-party packs, shipped as package data (hippo_git._packs). Packs hold no code."""

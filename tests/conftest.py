@@ -1,0 +1,113 @@
+"""Hermetic fixtures: temp HOME and HIPPO_HOME, pinned git identity and clock, GIT_* scrubbed.
+
+Every test runs with these (autouse), so no test can read the developer's real transcripts,
+git config or hippo data.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED = REPO_ROOT.parent / "shared"
+CORPORA = SHARED / "corpora"
+
+PINNED = {
+    "GIT_AUTHOR_NAME": "Ada Tester",
+    "GIT_AUTHOR_EMAIL": "ada@example.com",
+    "GIT_COMMITTER_NAME": "Ada Tester",
+    "GIT_COMMITTER_EMAIL": "ada@example.com",
+    "GIT_AUTHOR_DATE": "2026-01-02T03:04:05Z",
+    "GIT_COMMITTER_DATE": "2026-01-02T03:04:05Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "TZ": "UTC",
+    "LC_ALL": "C.UTF-8",
+}
+
+
+def corpus(*parts: str) -> Path:
+    """A path inside ../shared/corpora; skips the test with a reason when it is absent."""
+    path = CORPORA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"needs ../shared/corpora/{'/'.join(parts)} (absent in this clone)")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    for key in list(os.environ):
+        if key.startswith(("GIT_", "HIPPO_", "XDG_", "CLAUDE_", "CODEX_", "CURSOR_", "GEMINI_")):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("HIPPO_HOME", str(home / "hippo-home"))
+    for key, value in PINNED.items():
+        monkeypatch.setenv(key, value)
+    # An empty global config, so the developer's ~/.gitconfig never leaks in.
+    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    return home
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    """Run real git in `cwd` and return stdout (stripped)."""
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout.strip()
+
+
+def make_repo(path: Path, *, commit: bool = True, files: dict[str, str] | None = None) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    if files:
+        for name, text in files.items():
+            target = path / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+    if commit:
+        if not files:
+            (path / "README.md").write_text("# demo\n")
+        git(path, "add", "-A")
+        git(path, "commit", "-q", "-m", "initial")
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A fresh repository on `main` with one commit."""
+    return make_repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def hippo(tmp_path: Path) -> Iterator[object]:
+    """Run `git hippo ...` in-process through click; returns a callable (args, cwd) -> Result."""
+    from click.testing import CliRunner
+
+    from hippo_git.cli.main import cli
+
+    runner = CliRunner()
+
+    def run(args: list[str], cwd: Path | None = None, input: str | None = None) -> object:
+        old = Path.cwd()
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            return runner.invoke(cli, args, input=input, catch_exceptions=False)
+        finally:
+            os.chdir(old)
+
+    yield run
+
+
+def run_cli(args: list[str], cwd: Path, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real console entry (`python -m hippo_git`) as a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "hippo_git", *args], cwd=cwd, capture_output=True, text=True, input=input
+    )

@@ -77,9 +77,12 @@ def _log_unexpected(exc: BaseException) -> str | None:
 
 class HippoGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name in COMMANDS if _available(name))
+        return sorted({*super().list_commands(ctx), *(name for name in COMMANDS if _available(name))})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        direct = super().get_command(ctx, cmd_name)
+        if direct is not None:
+            return direct
         if cmd_name not in COMMANDS or not _available(cmd_name):
             return None
         module, attr = COMMANDS[cmd_name]

@@ -1,0 +1,65 @@
+"""DESIGN §5: imports run one way, cli → team → dream → notes → index → transcripts → git."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "hippo_git"
+ORDER = ["cli", "team", "dream", "notes", "index", "transcripts", "git"]
+SHARED = {"config", "errors", "__init__"}
+ENTRY = {"__main__"}  # `python -m hippo_git` runs the CLI
+GIT_LIBS = {"pygit2", "git"}
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def _package_of(path: Path) -> str:
+    rel = path.relative_to(PKG)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def test_imports_run_one_way() -> None:
+    violations = []
+    for path in sorted(PKG.rglob("*.py")):
+        here = _package_of(path)
+        if here in ENTRY:
+            continue
+        for lineno, name in _imports(path):
+            parts = name.split(".")
+            if parts[0] in GIT_LIBS and here != "git":
+                violations.append(f"{path.relative_to(PKG)}:{lineno}: {name} (only hippo_git/git/ may use git libraries)")
+            if parts[0] == "click" and here != "cli":
+                violations.append(f"{path.relative_to(PKG)}:{lineno}: click outside hippo_git/cli/")
+            if parts[0] != "hippo_git" or len(parts) < 2:
+                continue
+            target = parts[1]
+            if target in SHARED or target in ("_packs", "_hooks") or target == here:
+                continue
+            if here in SHARED:
+                violations.append(f"{path.relative_to(PKG)}:{lineno}: shared module imports {name}")
+                continue
+            if ORDER.index(target) <= ORDER.index(here):
+                violations.append(f"{path.relative_to(PKG)}:{lineno}: {here} imports {name} (runs the wrong way)")
+    assert violations == []
+
+
+def test_every_package_is_in_the_line() -> None:
+    packages = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert packages == set(ORDER)
+
+
+def test_the_check_catches_a_wrong_way_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("from hippo_git.cli.main import cli\nimport pygit2\n")
+    names = [name for _, name in _imports(bad)]
+    assert names == ["hippo_git.cli.main", "pygit2"]

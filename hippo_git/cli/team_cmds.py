@@ -1,0 +1,82 @@
+"""`sync`, `verify`, `ci`, `doctor`: working as a team through git."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hippo_git.cli.render import emit_json, json_option, say
+from hippo_git.team.ci import install_github
+from hippo_git.team.sync import sync
+from hippo_git.team.verify import verify
+
+
+@click.command("sync")
+@click.argument("remote", required=False)
+@click.option(
+    "--proposals",
+    "runs",
+    multiple=True,
+    metavar="RUN",
+    help="Also fetch/push hippo/proposals/RUN (repeatable).",
+)
+@json_option
+def sync_cmd(remote: str | None, runs: tuple[str, ...], as_json: bool) -> None:
+    """Fetch, merge and push review receipts (and named proposals branches). Never forces."""
+    result = sync(Path.cwd(), remote, runs)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    got = (
+        "fetched and merged"
+        if result.merged
+        else ("fetched (nothing new)" if result.fetched else "none on the remote yet")
+    )
+    say(f"receipts from {result.remote}: {got}")
+    say(f"receipts to {result.remote}: " + ("pushed" if result.pushed else "nothing to push"))
+    if result.attempts > 1:
+        say(f"(the remote moved; took {result.attempts} attempts)")
+    for p in result.proposals:
+        state = p.problem or (
+            "pushed" if p.pushed else "fetched into a new local branch" if p.created_local else "up to date"
+        )
+        say(f"hippo/proposals/{p.run}: {state}")
+    if any(p.problem for p in result.proposals):
+        raise SystemExit(1)
+
+
+@click.command("verify")
+@click.argument("rev_range", metavar="[RANGE]", required=False)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True)
+@json_option
+def verify_cmd(rev_range: str | None, fmt: str, as_json: bool) -> None:
+    """Check that every commit in RANGE is a reviewed dream change (default: TARGET..HEAD)."""
+    report = verify(Path.cwd(), rev_range)
+    if as_json or fmt == "json":
+        emit_json(report.as_dict())
+    elif fmt == "github":
+        click.echo(report.github_markdown(), nl=False)
+    else:
+        for c in report.checks:
+            click.echo(f"{'ok  ' if c.ok else 'FAIL'} {c.sha[:10]} {c.subject}: {c.reason}")
+        say(f"{len(report.checks)} commit(s) in {report.range}: " + ("all verified" if report.ok else "FAILED"))
+    if not report.ok:
+        raise SystemExit(1)
+
+
+@click.group("ci")
+def ci_group() -> None:
+    """Set up CI checks for dream pull requests."""
+
+
+@ci_group.command("install")
+@click.argument("provider", type=click.Choice(["github"]))
+@click.option("--install", "spec", metavar="SPEC", help="pip requirement CI installs (default: this version of hippo-git).")
+@click.option("--force", is_flag=True, help="Overwrite a workflow file hippo did not write.")
+def ci_install_cmd(provider: str, spec: str | None, force: bool) -> None:
+    """Write .github/workflows/hippo-review.yml: verify pull requests from hippo/proposals/*."""
+    result = install_github(Path.cwd(), install=spec, force=force)
+    say(f"{result.action} {result.path}")
+    if result.action != "unchanged":
+        say("commit it, then open dream pull requests with: git hippo sync --proposals RUN")

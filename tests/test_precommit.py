@@ -1,0 +1,72 @@
+"""The pre-commit check on staged changes only (run through real `git commit`)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hippo_git.team.githooks import check_staged
+from hippo_git.team.setup import init_workspace
+from tests.conftest import git
+
+FAKE_KEY = "AKIA" + "IOSFODNN7EXAMPLQ"
+
+
+@pytest.fixture
+def ws(repo: Path) -> Path:
+    init_workspace(repo)
+    (repo / "notes/build.md").write_text("# Build\n\nRun make. See [[index]].\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "set up")
+    return repo
+
+
+def _commit(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "commit", "-q", "-m", "change"], cwd=root, capture_output=True, text=True)
+
+
+def test_a_secret_in_a_note_is_blocked_without_printing_it(ws: Path) -> None:
+    (ws / "notes/deploy.md").write_text(f"# Deploy\n\nSee [[build]].\naws key {FAKE_KEY} here\n")
+    git(ws, "add", "notes/deploy.md")
+    proc = _commit(ws)
+    assert proc.returncode == 1
+    assert "notes/deploy.md:4: looks like a secret" in proc.stderr
+    assert FAKE_KEY not in proc.stderr + proc.stdout
+    assert "--no-verify" in proc.stderr
+
+
+def test_broken_front_matter_is_blocked(ws: Path) -> None:
+    (ws / "notes/bad.md").write_text("---\ntitle: [unclosed\n---\n# Bad\n[[build]]\n")
+    git(ws, "add", "notes/bad.md")
+    errors, _ = check_staged(ws)
+    assert any("notes/bad.md: front matter does not parse" in e for e in errors)
+
+
+def test_broken_links_only_warn(ws: Path) -> None:
+    (ws / "notes/ops.md").write_text("# Ops\n\nSee [[build]] and [[nowhere]].\n")
+    git(ws, "add", "notes/ops.md")
+    proc = _commit(ws)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: notes/ops.md:3: broken link [[nowhere]]" in proc.stderr
+
+
+def test_only_staged_content_counts(ws: Path) -> None:
+    (ws / "notes/ops.md").write_text("# Ops\n\nclean [[build]]\n")
+    git(ws, "add", "notes/ops.md")
+    (ws / "notes/ops.md").write_text(f"# Ops\n\n{FAKE_KEY}\n")  # unstaged edit: not checked
+    assert check_staged(ws) == ([], [])
+    # A secret outside notes_dir is not this hook's business.
+    (ws / "src.txt").write_text(FAKE_KEY)
+    git(ws, "add", "src.txt")
+    assert check_staged(ws)[0] == []
+
+
+def test_per_person_files_are_blocked_with_the_fix(ws: Path) -> None:
+    (ws / ".hippo/sessions").mkdir(parents=True, exist_ok=True)
+    (ws / ".hippo/sessions/s1.json").write_text("{}")
+    (ws / ".hippo/dream-state.json").write_text("{}")
+    git(ws, "add", "-f", ".hippo/sessions/s1.json", ".hippo/dream-state.json")
+    errors, _ = check_staged(ws)
+    assert "hippo: unstage with: git rm --cached .hippo/dream-state.json .hippo/sessions/s1.json" in errors

@@ -70,3 +70,17 @@ def test_per_person_files_are_blocked_with_the_fix(ws: Path) -> None:
     git(ws, "add", "-f", ".hippo/sessions/s1.json", ".hippo/dream-state.json")
     errors, _ = check_staged(ws)
     assert "hippo: unstage with: git rm --cached .hippo/dream-state.json .hippo/sessions/s1.json" in errors
+
+
+def test_post_merge_lists_dream_changes_and_missing_receipts(ws: Path) -> None:
+    from tests.test_verify import propose
+
+    git(ws, "checkout", "-q", "-b", "hippo/proposals/r1")
+    propose(ws)
+    propose(ws, "notes/ops.md", "# Ops\n", receipt=False)
+    git(ws, "checkout", "-q", "main")
+    proc = subprocess.run(["git", "merge", "--ff-only", "hippo/proposals/r1"], cwd=ws, capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert "hippo: re-read 2 changed note(s)" in proc.stderr
+    assert "dream change arrived:" in proc.stderr and "(confirmed by core/skeptic)" in proc.stderr
+    assert "has no confirming receipt here" in proc.stderr and "git hippo sync" in proc.stderr

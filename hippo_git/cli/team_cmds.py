@@ -8,6 +8,7 @@ import click
 
 from hippo_git.cli.render import emit_json, json_option, say
 from hippo_git.team.ci import install_github
+from hippo_git.team.doctor import run_doctor
 from hippo_git.team.sync import sync
 from hippo_git.team.verify import verify
 
@@ -48,7 +49,9 @@ def sync_cmd(remote: str | None, runs: tuple[str, ...], as_json: bool) -> None:
 
 @click.command("verify")
 @click.argument("rev_range", metavar="[RANGE]", required=False)
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True
+)
 @json_option
 def verify_cmd(rev_range: str | None, fmt: str, as_json: bool) -> None:
     """Check that every commit in RANGE is a reviewed dream change (default: TARGET..HEAD)."""
@@ -60,7 +63,10 @@ def verify_cmd(rev_range: str | None, fmt: str, as_json: bool) -> None:
     else:
         for c in report.checks:
             click.echo(f"{'ok  ' if c.ok else 'FAIL'} {c.sha[:10]} {c.subject}: {c.reason}")
-        say(f"{len(report.checks)} commit(s) in {report.range}: " + ("all verified" if report.ok else "FAILED"))
+        say(
+            f"{len(report.checks)} commit(s) in {report.range}: "
+            + ("all verified" if report.ok else "FAILED")
+        )
     if not report.ok:
         raise SystemExit(1)
 
@@ -72,7 +78,12 @@ def ci_group() -> None:
 
 @ci_group.command("install")
 @click.argument("provider", type=click.Choice(["github"]))
-@click.option("--install", "spec", metavar="SPEC", help="pip requirement CI installs (default: this version of hippo-git).")
+@click.option(
+    "--install",
+    "spec",
+    metavar="SPEC",
+    help="pip requirement CI installs (default: this version of hippo-git).",
+)
 @click.option("--force", is_flag=True, help="Overwrite a workflow file hippo did not write.")
 def ci_install_cmd(provider: str, spec: str | None, force: bool) -> None:
     """Write .github/workflows/hippo-review.yml: verify pull requests from hippo/proposals/*."""
@@ -80,3 +91,23 @@ def ci_install_cmd(provider: str, spec: str | None, force: bool) -> None:
     say(f"{result.action} {result.path}")
     if result.action != "unchanged":
         say("commit it, then open dream pull requests with: git hippo sync --proposals RUN")
+
+
+@click.command("doctor")
+@click.option("--no-probe", is_flag=True, help="Skip the end-to-end ingest/search probe.")
+@json_option
+def doctor_cmd(no_probe: bool, as_json: bool) -> None:
+    """Check the set-up, the notes, the index, dreaming and agents; say how to fix what is red."""
+    report = run_doctor(Path.cwd(), probe=not no_probe)
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        marks = {"green": "ok  ", "red": "FAIL", "n/a": "n/a "}
+        for c in report.checks:
+            click.echo(f"{marks[c.status]} {c.name}: {c.saw}")
+            if c.status == "red" and c.fix:
+                click.echo(f"     fix: {c.fix}")
+        reds = sum(c.status == "red" for c in report.checks)
+        say("all green" if not reds else f"{reds} problem(s) found")
+    if not report.ok:
+        raise SystemExit(1)

@@ -83,7 +83,9 @@ def install_github(start: Path, *, install: str | None = None, force: bool = Fal
         if old == text:
             return CiInstall(path, "unchanged")
         if not old.startswith("# Written by `git hippo ci install github`") and not force:
-            raise HippoError(f"{path} exists and was not written by hippo", hint="move it away, or pass --force")
+            raise HippoError(
+                f"{path} exists and was not written by hippo", hint="move it away, or pass --force"
+            )
     action = "updated" if path.exists() else "created"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.hippo-tmp")

@@ -53,7 +53,9 @@ class VerifyReport:
     def github_markdown(self) -> str:
         failed = [c for c in self.checks if not c.ok]
         head = "### hippo verify: " + (
-            f"{len(self.checks)} dream change(s) verified" if not failed else f"{len(failed)} of {len(self.checks)} failed"
+            f"{len(self.checks)} dream change(s) verified"
+            if not failed
+            else f"{len(failed)} of {len(self.checks)} failed"
         )
         rows = ["| | commit | change | result |", "|---|---|---|---|"]
         for c in self.checks:
@@ -104,10 +106,16 @@ def check_commit(commit: CommitInfo, book: ReceiptBook, notes_dir: str) -> Commi
         and change.status in ("A", "M")
     )
     if not is_note:
-        return fail(f"changes {change.path}, which is not a note under {notes_dir}/", proposal=pid, path=change.path)
+        return fail(
+            f"changes {change.path}, which is not a note under {notes_dir}/", proposal=pid, path=change.path
+        )
     before = change.old_blob if change.status == "M" else NULL_BLOB
     if trailers.before != before:
-        return fail("the Hippo-Before trailer does not match the note in the parent commit", proposal=pid, path=change.path)
+        return fail(
+            "the Hippo-Before trailer does not match the note in the parent commit",
+            proposal=pid,
+            path=change.path,
+        )
     reviews = book.reviews(pid, commit.sha)
     if not reviews:
         return fail(
@@ -117,7 +125,11 @@ def check_commit(commit: CommitInfo, book: ReceiptBook, notes_dir: str) -> Commi
         )
     confirms = [r for r in reviews if r.verdict == "confirm"]
     if not confirms:
-        return fail(f"the review rejected it: {reviews[0].reason or 'no reason given'}", proposal=pid, path=change.path)
+        return fail(
+            f"the review rejected it: {reviews[0].reason or 'no reason given'}",
+            proposal=pid,
+            path=change.path,
+        )
     for receipt in confirms:
         if receipt.path == change.path and receipt.before == before and receipt.after == change.new_blob:
             who = receipt.reviewer.persona + (" (heuristic)" if receipt.reviewer.heuristic else "")
@@ -125,8 +137,14 @@ def check_commit(commit: CommitInfo, book: ReceiptBook, notes_dir: str) -> Commi
     if all(r.before != before for r in confirms):
         return fail("the note's before blob differs from the receipt's", proposal=pid, path=change.path)
     if all(r.path != change.path for r in confirms):
-        return fail(f"the receipt is for {confirms[0].path}, not {change.path}", proposal=pid, path=change.path)
-    return fail("the note's content differs from what was reviewed (edited after review?)", proposal=pid, path=change.path)
+        return fail(
+            f"the receipt is for {confirms[0].path}, not {change.path}", proposal=pid, path=change.path
+        )
+    return fail(
+        "the note's content differs from what was reviewed (edited after review?)",
+        proposal=pid,
+        path=change.path,
+    )
 
 
 def verify(start: Path, rev_range: str | None = None) -> VerifyReport:
@@ -134,7 +152,10 @@ def verify(start: Path, rev_range: str | None = None) -> VerifyReport:
     cfg = load_config(root)
     if rev_range is None:
         if rev_parse(root, cfg.target_branch) is None:
-            raise UsageError(f"target branch {cfg.target_branch!r} not found", hint="give a range: git hippo verify BASE..HEAD")
+            raise UsageError(
+                f"target branch {cfg.target_branch!r} not found",
+                hint="give a range: git hippo verify BASE..HEAD",
+            )
         rev_range = f"{cfg.target_branch}..HEAD"
     elif ".." not in rev_range:
         rev_range = f"{rev_range}..HEAD"

@@ -1,0 +1,280 @@
+"""`git hippo doctor`: every check green, red or not applicable, with what it saw and the fix.
+
+The checks of the repository's git setup live here; those of the index, dreaming and agents in
+`doctor_data.py`. Each check is a function (Context) -> list[Check]; one that raises is itself
+reported red, so doctor always finishes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hippo_git.config import Config, load_config
+from hippo_git.errors import HippoError
+from hippo_git.git import hookfiles
+from hippo_git.git.repo import RepoInfo, config_get, config_get_all, discover, remotes, run_git
+from hippo_git.git.staged import index_paths
+from hippo_git.team.githooks import per_person
+from hippo_git.team.setup import GITIGNORE, RECEIPTS_REF, receipts_fetch_refspec
+
+GREEN, RED, NA = "green", "red", "n/a"
+MIN_GIT = (2, 30)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # green | red | n/a
+    saw: str
+    fix: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"check": self.name, "status": self.status, "saw": self.saw, "fix": self.fix}
+
+
+@dataclass
+class Context:
+    start: Path
+    info: RepoInfo | None = None
+    cfg: Config | None = None
+    cfg_error: HippoError | None = None
+    probe: bool = True
+
+
+@dataclass
+class DoctorReport:
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.status != RED for c in self.checks)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"ok": self.ok, "checks": [c.as_dict() for c in self.checks]}
+
+
+def check_git(ctx: Context) -> list[Check]:
+    out = run_git(["--version"], cwd=ctx.start).stdout.strip()
+    match = re.search(r"(\d+)\.(\d+)", out)
+    version = (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+    if version >= MIN_GIT:
+        return [Check("git version", GREEN, out)]
+    return [Check("git version", RED, out, f"install git {MIN_GIT[0]}.{MIN_GIT[1]} or newer")]
+
+
+def check_hooks(ctx: Context) -> list[Check]:
+    assert ctx.info is not None
+    info = ctx.info
+    found: list[Check] = []
+    default_dir = info.common_dir / "hooks"
+    for hook in hookfiles.GIT_HOOKS:
+        state = hookfiles.hook_state(info, hook)
+        where = info.hooks_dir / hook
+        if state.startswith("ours"):
+            chained = " (foreign hook chained as .legacy)" if state == "ours+legacy" else ""
+            legacy = where.with_name(hook + ".legacy")
+            if chained and not os.access(legacy, os.X_OK):
+                found.append(
+                    Check(
+                        f"hook {hook}",
+                        RED,
+                        f"{legacy} is not executable, so it never runs",
+                        f"chmod +x {legacy}",
+                    )
+                )
+                continue
+            found.append(Check(f"hook {hook}", GREEN, f"installed at {where}{chained}"))
+        elif info.hooks_path_set and hookfiles.is_ours(default_dir / hook):
+            found.append(
+                Check(
+                    f"hook {hook}",
+                    RED,
+                    f"core.hooksPath={info.hooks_dir} shadows hippo's hook in {default_dir}",
+                    "git hippo init  (installs into core.hooksPath, chaining what is there)",
+                )
+            )
+        elif state == "foreign":
+            found.append(
+                Check(
+                    f"hook {hook}",
+                    RED,
+                    f"{where} is another tool's hook; hippo's checks do not run",
+                    "git hippo init  (keeps it as .legacy and chains it)",
+                )
+            )
+        else:
+            found.append(Check(f"hook {hook}", RED, f"no hook at {where}", "git hippo init"))
+    return found
+
+
+def check_receipts_config(ctx: Context) -> list[Check]:
+    assert ctx.info is not None
+    root = ctx.info.workdir
+    found: list[Check] = []
+    strategy = config_get(root, "notes.hippo/receipts.mergeStrategy")
+    ok = strategy == "cat_sort_uniq"
+    found.append(
+        Check(
+            "receipts merge strategy",
+            GREEN if ok else RED,
+            f"notes.hippo/receipts.mergeStrategy = {strategy}",
+            "" if ok else "git hippo init",
+        )
+    )
+    rewrite = RECEIPTS_REF in config_get_all(root, "notes.rewriteRef")
+    found.append(
+        Check(
+            "receipts survive rebase",
+            GREEN if rewrite else RED,
+            "notes.rewriteRef " + ("includes" if rewrite else "lacks") + f" {RECEIPTS_REF}",
+            "" if rewrite else "git hippo init",
+        )
+    )
+    names = remotes(root)
+    if not names:
+        found.append(Check("receipts fetched from remotes", NA, "no remotes"))
+    for remote in names:
+        has = receipts_fetch_refspec(remote) in config_get_all(root, f"remote.{remote}.fetch")
+        found.append(
+            Check(
+                f"receipts fetched from {remote}",
+                GREEN if has else RED,
+                f"remote.{remote}.fetch " + ("has" if has else "lacks") + " the receipts refspec",
+                "" if has else "git hippo init",
+            )
+        )
+    return found
+
+
+def check_workspace_files(ctx: Context) -> list[Check]:
+    assert ctx.info is not None
+    root = ctx.info.workdir
+    found: list[Check] = []
+    hippo = root / ".hippo"
+    toml = hippo / "hippo.toml"
+    if hippo.is_dir() and not toml.exists():
+        others = sorted(p.name for p in hippo.iterdir())[:5]
+        found.append(
+            Check(
+                "foreign .hippo/ store",
+                RED,
+                f".hippo/ exists without hippo.toml (holds {', '.join(others) or 'nothing'}): another tool's store?",
+                "move it away, then git hippo init",
+            )
+        )
+    if not toml.exists():
+        found.append(Check("hippo.toml", RED, f"{toml} is missing", "git hippo init"))
+        return found
+    if ctx.cfg_error is not None:
+        found.append(Check("hippo.toml", RED, ctx.cfg_error.message, ctx.cfg_error.hint or "fix the file"))
+    else:
+        found.append(Check("hippo.toml", GREEN, "valid"))
+    ignore = hippo / ".gitignore"
+    missing = [
+        rule for rule in GITIGNORE.split() if not rule.startswith("#") and rule.endswith(("/", ".json"))
+    ]
+    text = ignore.read_text(encoding="utf-8") if ignore.exists() else ""
+    absent = [rule for rule in missing if rule not in text.split()]
+    if absent:
+        found.append(
+            Check(
+                ".hippo/.gitignore",
+                RED,
+                "missing rules: " + ", ".join(absent),
+                "git hippo init  (or add the rules by hand)",
+            )
+        )
+    else:
+        found.append(Check(".hippo/.gitignore", GREEN, "per-person files are ignored"))
+    tracked = per_person(index_paths(root, ".hippo"))
+    if tracked:
+        found.append(
+            Check(
+                "per-person files tracked",
+                RED,
+                f"git tracks {len(tracked)}: {', '.join(tracked[:3])}",
+                "git rm --cached " + " ".join(tracked),
+            )
+        )
+    else:
+        found.append(Check("per-person files tracked", GREEN, "none"))
+    return found
+
+
+def check_locks(ctx: Context) -> list[Check]:
+    assert ctx.info is not None
+    home = ctx.cfg.home if ctx.cfg else None
+    candidates = [*(ctx.info.workdir / ".hippo").glob("*.lock")]
+    if home is not None:
+        candidates += [*home.glob("*.lock")]
+    stale = []
+    for lock in candidates:
+        try:
+            pid = int(lock.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            stale.append(lock)
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            stale.append(lock)
+        except PermissionError:
+            pass
+    if stale:
+        return [
+            Check(
+                "stale lock files",
+                RED,
+                "left by dead processes: " + ", ".join(map(str, stale)),
+                "rm " + " ".join(map(str, stale)),
+            )
+        ]
+    return [
+        Check(
+            "stale lock files",
+            GREEN,
+            f"{len(candidates)} lock(s), all held by live processes" if candidates else "none",
+        )
+    ]
+
+
+CHECKS: list[Callable[[Context], list[Check]]] = [
+    check_git,
+    check_hooks,
+    check_receipts_config,
+    check_workspace_files,
+    check_locks,
+]
+
+
+def run_doctor(start: Path, *, probe: bool = True) -> DoctorReport:
+    from hippo_git.team.doctor_data import DATA_CHECKS
+
+    ctx = Context(start=start, probe=probe)
+    report = DoctorReport()
+    try:
+        ctx.info = discover(start)
+    except HippoError as exc:
+        report.checks.append(Check("repository", RED, exc.message, exc.hint or ""))
+        return report
+    try:
+        ctx.cfg = load_config(ctx.info.workdir)
+    except HippoError as exc:
+        ctx.cfg_error = exc
+    for check in [*CHECKS, *DATA_CHECKS]:
+        try:
+            report.checks += check(ctx)
+        except Exception as exc:  # a broken check is itself a finding; doctor must finish
+            report.checks.append(
+                Check(
+                    check.__name__.removeprefix("check_").replace("_", " "),
+                    RED,
+                    f"the check failed: {type(exc).__name__}: {exc}",
+                    "report this",
+                )
+            )
+    return report

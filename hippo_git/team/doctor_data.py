@@ -1,0 +1,227 @@
+"""Doctor's checks of the data: notes, the transcript index, the model, dreaming, agent hooks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from hippo_git.team.doctor import GREEN, NA, RED, Check, Context
+
+HEARTBEAT_DAYS = 7
+
+
+def check_notes(ctx: Context) -> list[Check]:
+    if ctx.cfg is None:
+        return [Check("notes lint", NA, "hippo.toml is not valid")]
+    from hippo_git.notes.lint import lint_notes
+
+    report = lint_notes(ctx.cfg)
+    errors = [i for i in report.issues if i.severity == "error"]
+    if errors:
+        first = errors[0]
+        return [
+            Check(
+                "notes lint",
+                RED,
+                f"{len(errors)} error(s), e.g. {first.path}: {first.message}",
+                "git hippo notes lint",
+            )
+        ]
+    warnings = len(report.issues) - len(errors)
+    return [Check("notes lint", GREEN, f"no errors ({warnings} warning(s))")]
+
+
+def check_index(ctx: Context) -> list[Check]:
+    if ctx.cfg is None:
+        return [Check("transcript index", NA, "hippo.toml is not valid")]
+    from hippo_git.index.db import connect, schema_is_current
+    from hippo_git.index.ingest import pending_sources
+
+    path = ctx.cfg.index_path
+    if not path.exists():
+        return [Check("transcript index", RED, f"{path} does not exist yet", "git hippo ingest")]
+    try:
+        conn = connect(path, readonly=True)
+    except Exception as exc:
+        return [Check("transcript index", RED, f"cannot open {path}: {exc}", "git hippo ingest --full")]
+    try:
+        found = []
+        if not schema_is_current(conn):
+            found.append(
+                Check("index schema", RED, "older than this hippo_git", "git hippo ingest  (migrates it)")
+            )
+        else:
+            found.append(Check("index schema", GREEN, "current"))
+        verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        if verdict != "ok":
+            found.append(
+                Check(
+                    "index integrity",
+                    RED,
+                    f"quick_check: {verdict}",
+                    "git hippo ingest --full  (the index is a cache)",
+                )
+            )
+        else:
+            sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+            found.append(Check("index integrity", GREEN, f"ok, {sessions} session(s)"))
+    finally:
+        conn.close()
+    files, size = pending_sources(ctx.cfg)
+    if files:
+        found.append(
+            Check(
+                "index freshness",
+                RED,
+                f"{files} transcript file(s), {size / 1e6:.1f} MB, not yet indexed",
+                "git hippo ingest",
+            )
+        )
+    else:
+        found.append(Check("index freshness", GREEN, "every transcript is indexed"))
+    return found
+
+
+def check_model(ctx: Context) -> list[Check]:
+    if ctx.cfg is None:
+        return [Check("model command", NA, "hippo.toml is not valid")]
+    from hippo_git.dream.runner import resolve_model_command
+
+    argv, label = resolve_model_command(ctx.cfg)
+    if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
+        return [
+            Check(
+                "model command",
+                RED,
+                f"{argv[0]!r} is not on PATH",
+                "install it, or set model_command in .hippo/hippo.toml",
+            )
+        ]
+    return [Check("model command", GREEN, f"{label}: {' '.join(argv)}")]
+
+
+def check_dream_window(ctx: Context) -> list[Check]:
+    if ctx.cfg is None:
+        return [Check("dream window", NA, "hippo.toml is not valid")]
+    from hippo_git.dream.state import last_success
+    from hippo_git.index.records import read_records
+
+    records = read_records(ctx.cfg.root)
+    if not records:
+        return [Check("dream window", NA, "no sessions recorded in this workspace yet")]
+    last = last_success(ctx.cfg)
+    limit = datetime.now(UTC) - timedelta(days=ctx.cfg.dream.stale_days)
+    if last is None or last < limit:
+        saw = "never dreamed" if last is None else f"last successful dream {last:%Y-%m-%d}"
+        return [
+            Check("dream window", RED, f"{saw}, while {len(records)} session(s) exist", "git hippo dream")
+        ]
+    return [Check("dream window", GREEN, f"last successful dream {last:%Y-%m-%d %H:%M} UTC")]
+
+
+def check_proposals(ctx: Context) -> list[Check]:
+    if ctx.cfg is None:
+        return [Check("proposals branches", NA, "hippo.toml is not valid")]
+    from hippo_git.dream.views import proposal_branch_health
+
+    problems = proposal_branch_health(ctx.cfg.root, ctx.cfg)
+    if not problems:
+        return [
+            Check(
+                "proposals branches",
+                GREEN,
+                "every confirmed proposal has its receipt and was applied or is awaiting a PR",
+            )
+        ]
+    return [Check("proposals branches", RED, problem.saw, problem.fix) for problem in problems]
+
+
+def check_agents(ctx: Context) -> list[Check]:
+    if ctx.cfg is None:
+        return [Check("agent hooks", NA, "hippo.toml is not valid")]
+    from hippo_git.notes.agent_status import agent_status
+
+    found: list[Check] = []
+    limit = datetime.now(UTC) - timedelta(days=HEARTBEAT_DAYS)
+    for status in agent_status(ctx.cfg):
+        installed = [h for h in status.hooks if h.installed]
+        if not installed:
+            continue
+        runs = [datetime.fromisoformat(h.last_run) for h in installed if h.last_run]
+        latest = max(runs) if runs else None
+        if latest is None or latest < limit:
+            saw = (
+                "installed but never ran here" if latest is None else f"installed, last ran {latest:%Y-%m-%d}"
+            )
+            found.append(
+                Check(
+                    f"agent hooks {status.harness}",
+                    RED,
+                    saw,
+                    f"start a {status.harness} session here; check `git hippo agent status {status.harness}`",
+                )
+            )
+        else:
+            found.append(
+                Check(f"agent hooks {status.harness}", GREEN, f"last ran {latest:%Y-%m-%d %H:%M} UTC")
+            )
+    return found or [Check("agent hooks", NA, "none installed (git hippo agent install claude-code)")]
+
+
+def check_probe(ctx: Context) -> list[Check]:
+    """Write a marker turn into a scratch transcript, ingest it, search for it, remove it."""
+    if ctx.cfg is None or not ctx.probe:
+        return [Check("end-to-end probe", NA, "skipped")]
+    from hippo_git.index.db import connect
+    from hippo_git.index.ingest import ingest
+    from hippo_git.index.search import search
+
+    marker = "hippoprobe" + uuid.uuid4().hex[:12]
+    with tempfile.TemporaryDirectory(prefix="hippo-probe-") as scratch:
+        folder = Path(scratch)
+        session = str(uuid.uuid4())
+        line = {
+            "type": "user",
+            "uuid": str(uuid.uuid4()),
+            "parentUuid": None,
+            "sessionId": session,
+            "cwd": str(ctx.cfg.root),
+            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+            "message": {"role": "user", "content": f"doctor probe {marker}"},
+        }
+        (folder / "transcripts").mkdir()
+        (folder / "transcripts" / f"{session}.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+        cfg = replace(ctx.cfg, home=folder / "home")
+        ingest(cfg, root=folder / "transcripts", harness="claude-code", records=False)
+        conn = connect(cfg.index_path, readonly=True)
+        try:
+            hits = search(conn, marker, limit=3)
+        finally:
+            conn.close()
+    if any(h.session_id == session for h in hits):
+        return [Check("end-to-end probe", GREEN, "a marker turn was ingested, found by search, and removed")]
+    return [
+        Check(
+            "end-to-end probe",
+            RED,
+            "a freshly ingested marker turn was not found by search",
+            "git hippo ingest --full; report this if it persists",
+        )
+    ]
+
+
+DATA_CHECKS: list[Callable[[Context], list[Check]]] = [
+    check_notes,
+    check_index,
+    check_model,
+    check_dream_window,
+    check_proposals,
+    check_agents,
+    check_probe,
+]

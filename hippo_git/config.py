@@ -47,7 +47,7 @@ SCHEMA: tuple[Key, ...] = (
     ),
     Key("context.entry", str, "index.md", "the entry note, relative to notes_dir; always first in the context"),
     Key("context.required", list, [], "notes always in the context, relative to notes_dir"),
-    Key("context.budget_bytes", int, 12000, "the most bytes the context block may have"),
+    Key("context.budget_bytes", int, 9000, "the most bytes the context block may have (Claude Code caps hook output at 10,000 characters)"),
     Key("notes.max_bytes", int, 20000, "lint warns on notes larger than this"),
     Key("dream.apply", str, "fast-forward", '"fast-forward" applies confirmed changes; "pull-request" leaves them on the proposals branch'),
     Key("dream.chunk_hours", int, 24, "dreaming reads sessions in windows of this many hours"),
@@ -64,7 +64,7 @@ _BY_NAME = {k.name: k for k in SCHEMA}
 class ContextSettings:
     entry: str = "index.md"
     required: tuple[str, ...] = ()
-    budget_bytes: int = 12000
+    budget_bytes: int = 9000
 
 
 @dataclass(frozen=True)

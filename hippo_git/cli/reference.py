@@ -29,7 +29,13 @@ def _walk(ctx: click.Context) -> list[click.Context]:
 
 
 def render() -> str:
-    root = click.Context(cli, info_name="git hippo", terminal_width=100, max_content_width=100, help_option_names=["-h", "--help"])
+    root = click.Context(
+        cli,
+        info_name="git hippo",
+        terminal_width=100,
+        max_content_width=100,
+        help_option_names=["-h", "--help"],
+    )
     parts = [START, ""]
     for ctx in _walk(root)[1:]:
         with ctx:

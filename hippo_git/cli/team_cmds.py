@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
 from hippo_git.cli.render import emit_json, json_option, say
 from hippo_git.team.ci import install_github
+from hippo_git.team.demo import DEMO_QUERY, run_demo
 from hippo_git.team.doctor import run_doctor
 from hippo_git.team.sync import sync
 from hippo_git.team.verify import verify
@@ -111,3 +114,29 @@ def doctor_cmd(no_probe: bool, as_json: bool) -> None:
         say("all green" if not reds else f"{reds} problem(s) found")
     if not report.ok:
         raise SystemExit(1)
+
+
+@click.command("demo")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path), default="hippo-demo")
+@json_option
+def demo_cmd(directory: Path, as_json: bool) -> None:
+    """Try hippo on built-in sample data: a scratch repo, sample sessions, ingest, dream, receipts."""
+    result = run_demo(directory, env=dict(os.environ), now=datetime.now(UTC), step=None if as_json else say)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    t = result.dream["totals"]
+    click.echo(
+        f"dream run {result.dream['run']}: {t['proposals']} proposals, {t['confirmed']} confirmed by the reviewer, "
+        f"{t['applied']} applied to {result.workdir.name}/notes (each with a receipt)"
+    )
+    for change in result.changes:
+        click.echo(f"  {change['status']:<9} {change['proposal']}  {change['subject']}")
+    click.echo(f'search "{DEMO_QUERY}":')
+    for hit in result.search:
+        click.echo(f"  {hit['turn']} ({hit['kind']}): {hit['snippet']}")
+    env = f"HIPPO_HOME={result.home}"
+    click.echo("look around:")
+    click.echo(f"  cd {result.workdir} && git log --notes=hippo/receipts --stat")
+    click.echo(f"  cd {result.workdir} && {env} git hippo proposals")
+    click.echo(f'  cd {result.workdir} && {env} git hippo context --task "run the tests"')

@@ -99,7 +99,9 @@ def parse_receipts(note_text: str) -> list[Receipt]:
 # --- trailers -------------------------------------------------------------------------------------
 
 TRAILER_KEYS = ("Hippo-Proposal", "Hippo-Pass", "Hippo-Evidence", "Hippo-Before", "Hippo-Run")
-_TRAILER_RE = re.compile(r"^(Hippo-[A-Za-z]+): (.+)$", re.M)
+# Optional: a confirmed proposal replayed onto a newer target tip names the commit it came from.
+OPTIONAL_TRAILER_KEYS = ("Hippo-Replayed-From",)
+_TRAILER_RE = re.compile(r"^(Hippo-[A-Za-z]+(?:-[A-Za-z]+)*): (.+)$", re.M)
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -112,6 +114,7 @@ class Trailers(BaseModel):
     evidence: tuple[str, ...]
     before: str
     run: str
+    replayed_from: str | None = None
 
 
 def commit_message(proposal: Proposal, before: str, run_id: str) -> str:
@@ -128,6 +131,13 @@ def commit_message(proposal: Proposal, before: str, run_id: str) -> str:
     return f"{subject}\n\nRationale from the model (untrusted text):\n{quoted}\n\n" + "\n".join(trailers) + "\n"
 
 
+def replayed_message(original: str, replayed_from: str) -> str:
+    """The message of a proposal commit replayed onto a newer tip: the original plus one trailer
+    naming the commit it was copied from (replacing any such trailer the original had)."""
+    kept = [line for line in original.rstrip("\n").split("\n") if not line.startswith("Hippo-Replayed-From:")]
+    return "\n".join(kept) + f"\nHippo-Replayed-From: {replayed_from}\n"
+
+
 def parse_trailers(message: str) -> Trailers | None:
     """The trailers of a proposal commit, or None when any is missing or malformed."""
     last_para = message.rstrip().rsplit("\n\n", 1)[-1]
@@ -136,7 +146,10 @@ def parse_trailers(message: str) -> Trailers | None:
         if key in found:
             return None  # a repeated trailer is forged or broken
         found[key] = value.strip()
-    if set(found) != set(TRAILER_KEYS):
+    if not set(TRAILER_KEYS) <= set(found) <= set(TRAILER_KEYS) | set(OPTIONAL_TRAILER_KEYS):
+        return None
+    replayed = found.get("Hippo-Replayed-From")
+    if replayed is not None and not _HEX40.match(replayed):
         return None
     evidence = tuple(e.strip() for e in found["Hippo-Evidence"].split(","))
     if not _HEX64.match(found["Hippo-Proposal"]) or not _HEX40.match(found["Hippo-Before"]):
@@ -149,4 +162,5 @@ def parse_trailers(message: str) -> Trailers | None:
         evidence=evidence,
         before=found["Hippo-Before"],
         run=found["Hippo-Run"],
+        replayed_from=replayed,
     )

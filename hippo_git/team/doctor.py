@@ -205,41 +205,56 @@ def check_workspace_files(ctx: Context) -> list[Check]:
     return found
 
 
+def _lock_state(lock: Path) -> tuple[bool, int | None]:
+    """(held by some process now, the pid written in it). hippo's locks are flock()s."""
+    import fcntl
+
+    text = lock.read_text(encoding="utf-8", errors="replace") if lock.exists() else ""
+    pid = next((int(word) for word in text.split() if word.isdigit()), None)
+    fd = os.open(lock, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True, pid
+    finally:
+        os.close(fd)
+    return False, pid
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def check_locks(ctx: Context) -> list[Check]:
+    """A lock file alone is harmless (flock dies with its holder); one held by a pid that no longer
+    runs here means another machine or container shares these files, or a process is wedged."""
     assert ctx.info is not None
-    home = ctx.cfg.home if ctx.cfg else None
     candidates = [*(ctx.info.workdir / ".hippo").glob("*.lock")]
-    if home is not None:
-        candidates += [*home.glob("*.lock")]
-    stale = []
+    if ctx.cfg is not None:
+        candidates += [*ctx.cfg.home.glob("*.lock")]
+    held, stale = [], []
     for lock in candidates:
-        try:
-            pid = int(lock.read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            stale.append(lock)
-            continue
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            stale.append(lock)
-        except PermissionError:
-            pass
+        is_held, pid = _lock_state(lock)
+        if is_held and pid is not None and not _alive(pid):
+            stale.append(f"{lock} (pid {pid} is not running here)")
+        elif is_held:
+            held.append(f"{lock.name} by pid {pid}")
     if stale:
         return [
             Check(
                 "stale lock files",
                 RED,
-                "left by dead processes: " + ", ".join(map(str, stale)),
-                "rm " + " ".join(map(str, stale)),
+                "; ".join(stale),
+                "stop the hippo process that holds it (on another machine or container sharing this folder)",
             )
         ]
-    return [
-        Check(
-            "stale lock files",
-            GREEN,
-            f"{len(candidates)} lock(s), all held by live processes" if candidates else "none",
-        )
-    ]
+    return [Check("stale lock files", GREEN, "held now: " + ", ".join(held) if held else "none held")]
 
 
 CHECKS: list[Callable[[Context], list[Check]]] = [

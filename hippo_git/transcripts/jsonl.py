@@ -7,12 +7,16 @@ offset just past the last complete line, so a growing file can be read again fro
 from __future__ import annotations
 
 import json
+import re
+import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from hippo_git.transcripts.model import ParseStats
+from hippo_git.transcripts.model import ParsedSession, ParseStats, SessionInfo, Turn
 
 _DECODER = json.JSONDecoder()
 ZSTD_SUFFIXES = (".zst", ".zstd")
@@ -25,11 +29,15 @@ class LineReader:
     path: Path
     offset: int
     stats: ParseStats
+    # Set when the file turned out shorter than `offset` and was read from the start again:
+    # an adapter then drops the session state it kept in its cursor.
+    restarted: bool = False
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         data = read_bytes(self.path)
         if self.offset > len(data):
             self.offset = 0
+            self.restarted = True
         pos = self.offset
         end = len(data)
         while pos < end:
@@ -54,11 +62,31 @@ def read_bytes(path: Path) -> bytes:
     """The file's bytes, decompressed when it is a zstd file."""
     raw = path.read_bytes()
     if path.name.endswith(ZSTD_SUFFIXES):
-        import zstandard  # imported here: only compressed transcripts need it
-
-        with zstandard.ZstdDecompressor().stream_reader(raw) as reader:
-            return reader.read()
+        return _decompress_frames(raw)
     return raw
+
+
+def _decompress_frames(raw: bytes) -> bytes:
+    """Decompress a stream of zstd frames, stopping quietly at a frame still being written.
+
+    DeepSeek Harness appends one frame per batch, so a live log can end in a partial frame:
+    what decompressed before it is returned and the torn tail is left for the next read.
+    """
+    import zstandard  # imported here: only compressed transcripts need it
+
+    dctx = zstandard.ZstdDecompressor()
+    out: list[bytes] = []
+    while raw:
+        frame = dctx.decompressobj()
+        try:
+            chunk = frame.decompress(raw)
+        except zstandard.ZstdError:
+            break
+        if not frame.eof:
+            break
+        out.append(chunk)
+        raw = frame.unused_data
+    return b"".join(out)
 
 
 def _decode_line(line: bytes, stats: ParseStats, *, count_torn: bool) -> Iterator[dict[str, Any]]:
@@ -96,6 +124,8 @@ def _split_concatenated(text: str, stats: ParseStats, *, count_torn: bool) -> It
             yield obj
     if found > 1:
         stats.recovered += found
+    elif found == 0 and count_torn:
+        stats.torn += 1  # a line with no JSON object in it at all
 
 
 def text_of(content: Any) -> str:
@@ -120,3 +150,246 @@ def cap(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n[… {len(text) - limit} more characters not indexed]"
+
+
+# --- small helpers shared by the adapters -----------------------------------------------------------
+
+_PATH_KEYS = (
+    "file_path",
+    "filePath",
+    "path",
+    "file",
+    "filename",
+    "notebook_path",
+    "target_file",
+    "absolute_path",
+    "paths",
+    "files",
+    "file_paths",
+)
+_EDIT_WORDS = ("write", "edit", "patch", "replace", "create", "delete", "move", "rename", "insert")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
+
+
+def iso_ms(value: Any) -> str | None:
+    """Epoch milliseconds → ISO-8601 UTC with milliseconds (`2026-02-23T12:54:34.123Z`)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        moment = datetime.fromtimestamp(value / 1000, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def iso_text(value: Any) -> str | None:
+    """An ISO-8601 / RFC 3339 string in any offset → ISO-8601 UTC with milliseconds."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return iso_ms(moment.timestamp() * 1000)
+
+
+def tool_text(name: str | None, args: Any, limit: int) -> str:
+    """A tool call rendered for search: its name, then its input as JSON (strings kept as they are)."""
+    if args is None or args == {} or args == "":
+        body = ""
+    elif isinstance(args, str):
+        body = args
+    else:
+        body = json.dumps(args, ensure_ascii=False, default=str)
+    return cap(f"{name or 'tool'} {body}".rstrip(), limit)
+
+
+def tool_paths(name: str | None, args: Any) -> tuple[tuple[str, ...], bool]:
+    """The file paths a tool input names, and whether the tool (by its name) writes them."""
+    if isinstance(args, str):
+        stripped = args.strip()
+        if stripped.startswith("{"):
+            try:
+                args = json.loads(stripped)
+            except ValueError:
+                return (), False
+        else:
+            patched = tuple(dict.fromkeys(m.strip() for m in _PATCH_FILE.findall(args)))
+            return patched, bool(patched)
+    if not isinstance(args, dict):
+        return (), False
+    found: list[str] = []
+    for key in _PATH_KEYS:
+        value = args.get(key)
+        values = value if isinstance(value, list) else [value]
+        found.extend(v for v in values if isinstance(v, str) and v and "\n" not in v)
+    for key in ("patch", "input", "patchText"):
+        value = args.get(key)
+        if isinstance(value, str):
+            found.extend(m.strip() for m in _PATCH_FILE.findall(value))
+    paths = tuple(dict.fromkeys(found))
+    lowered = (name or "").lower()
+    edited = bool(paths) and any(word in lowered for word in _EDIT_WORDS)
+    return paths, edited
+
+
+def connect_readonly(path: Path) -> sqlite3.Connection:
+    """Open another program's SQLite database without ever writing to it.
+
+    `mode=ro` reads a live database consistently, with the owner's locks. A WAL database that
+    nobody has open (no `-wal` beside it) is read with `immutable=1`, because a read-only
+    connection would otherwise leave fresh `-wal`/`-shm` files in the owner's folder; the same
+    fallback serves databases that `mode=ro` cannot open (read-only media).
+    """
+    base = "file:" + quote(str(path.resolve()))
+    queries = ["?mode=ro", "?mode=ro&immutable=1"]
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        header = b""
+    wal_mode = len(header) == 20 and header[18] == 2
+    if wal_mode and not Path(f"{path}-wal").exists():
+        queries.reverse()
+    last: sqlite3.Error | None = None
+    for query in queries:
+        conn = sqlite3.connect(base + query, uri=True, timeout=5.0)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            conn.close()
+            last = exc
+            continue
+        conn.row_factory = sqlite3.Row
+        return conn
+    assert last is not None
+    raise last
+
+
+def records_after(path: Path, offset: int, stats: ParseStats) -> tuple[list[dict[str, Any]], int, bool]:
+    """The records past `offset`, the offset after the last complete line, and whether the read
+    started from the beginning (offset 0, or a file now shorter than the cursor)."""
+    reader = LineReader(path, offset, stats)
+    records = list(reader)
+    return records, reader.offset, offset == 0 or reader.restarted
+
+
+# --- a session under construction, kept across incremental reads -------------------------------------
+
+_INFO_FIELDS = tuple(f.name for f in fields(SessionInfo))
+
+
+@dataclass(slots=True)
+class SessionAcc:
+    """A session an append-only adapter is building; `to_state`/`from_state` carry it in a Cursor."""
+
+    info: SessionInfo
+    seq: int = 0  # the next turn's number
+    title_rank: int = -1  # adapters rank their title sources; a better source replaces a worse one
+    known: bool = False  # read before (restored from cursor state): this read's turns are appended
+    turns: list[Turn] = field(default_factory=list)
+    touched: bool = False  # this read saw a record of this session
+    # Set while the last turn may still grow: Claude Code streams one message over several lines.
+    extend_key: str | None = None
+
+    def add(
+        self,
+        kind: str,
+        text: str,
+        ts: str | None = None,
+        *,
+        tool: str | None = None,
+        is_error: bool = False,
+        paths: tuple[str, ...] = (),
+        edited: bool = False,
+    ) -> None:
+        self.turns.append(Turn(self.seq, kind, text, ts, tool, is_error, paths, edited))
+        self.seq += 1
+        self.touched = True
+        self.extend_key = None
+
+    def extend_last(self, text: str) -> None:
+        """Append text to this read's last turn (only valid while `extend_key` is set)."""
+        last = self.turns[-1]
+        self.turns[-1] = replace(last, text=f"{last.text}\n\n{text}")
+
+    def stamp(self, ts: str | None) -> None:
+        self.touched = True
+        if ts is None:
+            return
+        info = self.info
+        if info.started is None or ts < info.started:
+            info.started = ts
+        if info.ended is None or ts > info.ended:
+            info.ended = ts
+
+    def set_title(self, text: str | None, rank: int, *, replace_equal: bool = True) -> None:
+        if not text or rank < self.title_rank or (rank == self.title_rank and not replace_equal):
+            return
+        title = " ".join(text[:400].split())[:120]
+        if title:
+            self.info.title = title
+            self.title_rank = rank
+
+    def to_state(self) -> dict[str, Any]:
+        info = self.info
+        return {
+            "info": {name: getattr(info, name) for name in _INFO_FIELDS},
+            "seq": self.seq,
+            "rank": self.title_rank,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> SessionAcc:
+        saved = state["info"]
+        info = SessionInfo(**{name: saved.get(name) for name in _INFO_FIELDS})
+        return cls(info, seq=int(state["seq"]), title_rank=int(state["rank"]), known=True)
+
+    def result(self) -> ParsedSession:
+        return ParsedSession(self.info, self.turns, "append" if self.known else "replace")
+
+
+def render_fields(value: Any) -> str:
+    """A tool input as searchable text: one `key: value` line per field, strings unescaped
+    (JSON would turn newlines in code into `\\n`, which the FTS tokenizer glues onto words)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(
+            f"{key}: {_field_text(item)}" for key, item in value.items() if item is not None and item != ""
+        )
+    return _field_text(value)
+
+
+def _field_text(item: Any) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, list) and all(isinstance(part, str) for part in item):
+        return " ".join(item)
+    return json.dumps(item, ensure_ascii=False)
+
+
+def iso_fast(value: Any) -> str | None:
+    """A record's timestamp: the common `…T…Z` form as it is, anything else through `iso_text`."""
+    if isinstance(value, str) and len(value) >= 20 and value[-1] == "Z" and value[10:11] == "T":
+        return value
+    return iso_text(value)
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: lets optional nesting be read in one go."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """`value` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: Any) -> str | None:
+    """`value` when it is a non-empty string, else None (for SessionInfo fields read from records)."""
+    return value if isinstance(value, str) and value else None

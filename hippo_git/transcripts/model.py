@@ -72,6 +72,9 @@ class ParseStats:
     torn: int = 0  # torn or garbage lines skipped
     recovered: int = 0  # `}{`-concatenated objects split and recovered
     reasoning: int = 0  # thinking/reasoning blocks seen (never indexed)
+    # copies of content indexed from another record (Codex event_msg echoes of response items,
+    # Claude Code agent_progress copies of a subagent file): counted, skipped
+    duplicates: int = 0
 
 
 @dataclass(slots=True)

@@ -1,0 +1,322 @@
+"""Ingest benchmark (not part of the test run).
+
+Builds a large corpus by replaying the real Claude Code and Codex samples of
+../shared/corpora/transcripts with fresh session ids, then reports in one run:
+
+* cold ingest rate (MB of transcript per second) in a child process;
+* the baseline: the same extracted text inserted into a bare FTS5 table (same tokenizer), and
+  the ratio ingest rate / bare rate (target ≥ 0.5);
+* re-ingest of the unchanged corpus (target ≤ 2% of the cold time);
+* peak RSS of the ingest child (target ≤ 300 MB), at a quarter and at the full corpus (flat);
+* search latency p50/p95 in process at full size (target p50 ≤ 20 ms).
+
+    python bench/ingest.py                       # ≥ 1 GB, ≥ 10,000 files (the real run)
+    python bench/ingest.py --size-mb 100 --files 1000   # a quick run
+
+Everything is written under --out (default bench/out/, git-ignored); the corpus is reused when
+its parameters match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SAMPLES = REPO.parent / "shared" / "corpora" / "transcripts"
+PARTS = 4  # the corpus is written in parts; the small run reads part 0 only
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+# --- corpus ------------------------------------------------------------------------------------
+
+
+def _samples() -> list[tuple[str, str, bytes]]:
+    """(harness, original session id, bytes) of every real Claude Code / Codex sample."""
+    out: list[tuple[str, str, bytes]] = []
+    for path in sorted((SAMPLES / "claude-code").glob("*.jsonl")):
+        data = path.read_bytes()
+        match = re.search(rb'"sessionId":"([^"]+)"', data)
+        if match:
+            out.append(("claude-code", match.group(1).decode(), data))
+    for path in sorted((SAMPLES / "codex").rglob("*.jsonl")):
+        data = path.read_bytes()
+        first = json.loads(data.split(b"\n", 1)[0])
+        sid = (first.get("payload") or first).get("id")
+        if isinstance(sid, str):
+            out.append(("codex", sid, data))
+    if not out:
+        sys.exit(f"no samples found under {SAMPLES}")
+    return out
+
+
+def build_corpus(folder: Path, size_mb: int, files: int, seed: int = 1) -> dict[str, Any]:
+    """Write `files` transcripts totalling about `size_mb` MB. Each is a window of whole lines of a
+    real sample (Codex windows keep the `session_meta` line first) with a fresh session id
+    everywhere the sample's id appears; Claude Code and Codex alternate."""
+    manifest = folder / "manifest.json"
+    wanted = {"size_mb": size_mb, "files": files, "seed": seed, "layout": 2}
+    if manifest.exists() and json.loads(manifest.read_text()).get("params") == wanted:
+        return dict(json.loads(manifest.read_text()))
+    shutil.rmtree(folder, ignore_errors=True)
+    rnd = random.Random(seed)
+    by_harness: dict[str, list[tuple[str, list[bytes]]]] = {}
+    for harness, old_id, data in _samples():
+        by_harness.setdefault(harness, []).append((old_id, data.splitlines(keepends=True)))
+    target = size_mb * 1_000_000 // files
+    total = 0
+    for n in range(files):
+        harness = "codex" if n % 3 == 2 else "claude-code"
+        want = int(target * rnd.uniform(0.5, 1.5))
+        pool = by_harness[harness]
+        big = [s for s in pool if sum(map(len, s[1])) >= want] or [
+            max(pool, key=lambda s: sum(map(len, s[1])))
+        ]
+        old_id, lines = rnd.choice(big)
+        head = lines[:1] if harness == "codex" else []
+        start = rnd.randrange(len(head), len(lines))
+        body_lines = list(head)
+        size = sum(map(len, body_lines))
+        i = start
+        while size < want:
+            body_lines.append(lines[i])
+            size += len(lines[i])
+            i = i + 1 if i + 1 < len(lines) else len(head)  # wrap around: the window continues at the top
+        new_id = str(uuid.UUID(int=rnd.getrandbits(128), version=4))
+        body = b"".join(body_lines).replace(old_id.encode(), new_id.encode())
+        part = folder / f"part-{n % PARTS}"
+        if harness == "claude-code":
+            path = part / "claude" / f"-work-proj-{n % 97}" / f"{new_id}.jsonl"
+        else:
+            day = 1 + n % 28
+            path = (
+                part
+                / "codex"
+                / "2026"
+                / "01"
+                / f"{day:02d}"
+                / f"rollout-2026-01-{day:02d}T10-00-00-{new_id}.jsonl"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(body)
+        total += len(body)
+    info = {"params": wanted, "bytes": total, "files": files}
+    manifest.write_text(json.dumps(info))
+    return info
+
+
+# --- children (each measured in its own process) ------------------------------------------------
+
+
+def _config(home: Path, corpus: Path, parts: int) -> Any:
+    from hippo_git.config import Config
+
+    workspace = home / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    roots = {
+        "claude-code": tuple(str(corpus / f"part-{i}" / "claude") for i in range(parts)),
+        "codex": tuple(str(corpus / f"part-{i}" / "codex") for i in range(parts)),
+    }
+    return Config(root=workspace, home=home, transcript_roots=roots)
+
+
+def child_ingest(home: Path, corpus: Path, parts: int) -> dict[str, Any]:
+    import resource
+
+    from hippo_git.index.ingest import ingest
+
+    cfg = _config(home, corpus, parts)
+    started = time.perf_counter()
+    summary = ingest(cfg, records=False)
+    seconds = time.perf_counter() - started
+    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"seconds": seconds, "maxrss_mb": rss_kb / 1024, "summary": summary.as_dict()}
+
+
+def child_bare(index: Path, out: Path) -> dict[str, Any]:
+    """Insert the extracted (redacted) turn texts of `index` into a bare FTS5 table."""
+    src = sqlite3.connect(index)
+    texts = [(t,) for (t,) in src.execute("SELECT text FROM turns ORDER BY id")]
+    src.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(out) + suffix).unlink(missing_ok=True)
+    conn = sqlite3.connect(out, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA cache_size = -32768")
+    conn.execute(f"CREATE VIRTUAL TABLE bare USING fts5(text, tokenize='{TOKENIZER}')")
+    started = time.perf_counter()
+    step = 20_000
+    for i in range(0, len(texts), step):
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO bare(text) VALUES (?)", texts[i : i + step])
+        conn.execute("COMMIT")
+    seconds = time.perf_counter() - started
+    conn.close()
+    return {"seconds": seconds, "rows": len(texts), "text_mb": sum(len(t[0].encode()) for t in texts) / 1e6}
+
+
+def child_json(corpus: Path) -> dict[str, Any]:
+    """Only decode every JSON line of the corpus (stdlib json): a floor under any Python ingest."""
+    files = sorted(corpus.rglob("*.jsonl"))
+    started = time.perf_counter()
+    for path in files:
+        for line in path.read_bytes().split(b"\n"):
+            if line:
+                with contextlib.suppress(ValueError):
+                    json.loads(line)
+    return {"seconds": time.perf_counter() - started}
+
+
+def child_search(index: Path, queries: int, seed: int = 3) -> dict[str, Any]:
+    from hippo_git.index.db import connect
+    from hippo_git.index.search import search
+
+    conn = connect(index, readonly=True)
+    rnd = random.Random(seed)
+    (max_id,) = conn.execute("SELECT max(id) FROM turns").fetchone()
+    picked: list[str] = []
+    while len(picked) < queries:
+        row = conn.execute(
+            "SELECT text FROM turns WHERE id >= ? LIMIT 1", (rnd.randrange(max_id),)
+        ).fetchone()
+        words = [w for w in re.findall(r"[A-Za-z]{4,}", row[0] if row else "")]
+        if words:
+            picked.append(" ".join(rnd.sample(words, min(len(words), rnd.choice((1, 2, 3))))))
+    search(conn, picked[0])  # warm the page cache once
+    times, hits = [], []
+    for q in picked:
+        started = time.perf_counter()
+        found = search(conn, q, limit=20)
+        times.append((time.perf_counter() - started) * 1000)
+        hits.append(len(found))
+    conn.close()
+    times.sort()
+    return {
+        "queries": len(times),
+        "p50_ms": statistics.median(times),
+        "p95_ms": times[int(len(times) * 0.95) - 1],
+        "max_ms": times[-1],
+        "mean_hits": statistics.mean(hits),
+    }
+
+
+def _run_child(*args: str) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"child {args[0]} failed:\n{proc.stderr}")
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--size-mb", type=int, default=1100, help="corpus size (default 1100 MB)")
+    parser.add_argument("--files", type=int, default=10_000, help="number of transcript files")
+    parser.add_argument("--queries", type=int, default=300, help="search queries to time")
+    parser.add_argument("--out", type=Path, default=HERE / "out", help="working folder (git-ignored)")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, *rest = args.child
+        if kind == "ingest":
+            result = child_ingest(Path(rest[0]), Path(rest[1]), int(rest[2]))
+        elif kind == "bare":
+            result = child_bare(Path(rest[0]), Path(rest[1]))
+        elif kind == "json":
+            result = child_json(Path(rest[0]))
+        else:
+            result = child_search(Path(rest[0]), int(rest[1]))
+        print(json.dumps(result))
+        return
+
+    out: Path = args.out.resolve()
+    corpus = out / "corpus"
+    t0 = time.perf_counter()
+    info = build_corpus(corpus, args.size_mb, args.files)
+    mb = info["bytes"] / 1e6
+    print(f"corpus: {info['files']} files, {mb:.0f} MB ({time.perf_counter() - t0:.0f}s to build or reuse)")
+    small_bytes = sum(p.stat().st_size for p in (corpus / "part-0").rglob("*.jsonl"))
+
+    homes = {name: out / name for name in ("home-small", "home-full")}
+    for home in homes.values():
+        shutil.rmtree(home, ignore_errors=True)
+    small = _run_child("ingest", str(homes["home-small"]), str(corpus), "1")
+    cold = _run_child("ingest", str(homes["home-full"]), str(corpus), str(PARTS))
+    index = homes["home-full"] / "index.sqlite"
+    warm = _run_child("ingest", str(homes["home-full"]), str(corpus), str(PARTS))
+    bare = _run_child("bare", str(index), str(out / "bare.sqlite"))
+    found = _run_child("search", str(index), str(args.queries))
+    decode = _run_child("json", str(corpus))
+
+    s = cold["summary"]
+    ingest_rate = mb / cold["seconds"]
+    bare_rate = mb / bare["seconds"]
+    report = {
+        "corpus": {
+            "files": info["files"],
+            "mb": round(mb, 1),
+            "turns": s["turns_added"],
+            "extracted_text_mb": round(bare["text_mb"], 1),
+            "index_mb": round(index.stat().st_size / 1e6, 1),
+        },
+        "cold_ingest": {
+            "seconds": round(cold["seconds"], 2),
+            "mb_per_s": round(ingest_rate, 2),
+            "failed": len(s["files"]["failed"]),
+            "secrets": s["secrets_redacted"],
+        },
+        "bare_fts5_insert": {"seconds": round(bare["seconds"], 2), "mb_per_s": round(bare_rate, 2)},
+        "ratio_ingest_to_bare": round(ingest_rate / bare_rate, 3),
+        # json.loads of every line and nothing else: even a free parse, redaction and write would
+        # leave ingest at most bare / (decode + bare) of the bare rate.
+        "json_decode_only": {
+            "seconds": round(decode["seconds"], 2),
+            "ratio_bound": round(bare["seconds"] / (decode["seconds"] + bare["seconds"]), 3),
+        },
+        "reingest_unchanged": {
+            "seconds": round(warm["seconds"], 3),
+            "percent_of_cold": round(100 * warm["seconds"] / cold["seconds"], 2),
+            "files_read": warm["summary"]["files"]["read"],
+        },
+        "peak_rss_mb": {
+            f"{small_bytes / 1e6:.0f} MB": round(small["maxrss_mb"], 1),
+            f"{mb:.0f} MB": round(cold["maxrss_mb"], 1),
+        },
+        "search": {k: round(v, 2) for k, v in found.items()},
+    }
+    print(json.dumps(report, indent=2))
+    targets = [
+        ("ingest ≥ 0.5 × bare FTS5 insert", report["ratio_ingest_to_bare"] >= 0.5),
+        ("re-ingest ≤ 2% of cold", report["reingest_unchanged"]["percent_of_cold"] <= 2),
+        ("peak RSS ≤ 300 MB", max(report["peak_rss_mb"].values()) <= 300),
+        ("search p50 ≤ 20 ms", found["p50_ms"] <= 20),
+    ]
+    for name, ok in targets:
+        print(f"{'met ' if ok else 'MISS'}  {name}")
+    (out / "report.json").write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO))
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

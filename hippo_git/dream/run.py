@@ -1,0 +1,416 @@
+"""`git hippo dream`: chunks × passes → propose → validate → commit → review → receipt → apply.
+
+The window runs from where the last run stopped (per pack, `.hippo/dream-state.json`) to now, in
+chunks of `dream.chunk_hours`. Each chunk runs every pass; a chunk is marked done (and the window
+advanced) only after all its passes and its apply finished, so a killed run is resumed under the
+same run id and commits, receipts and applies nothing twice (each is idempotent per proposal id).
+`checkpoint(step)` is called between the steps, so tests can stop a run at any of them.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from hippo_git.config import Config
+from hippo_git.dream import gather
+from hippo_git.dream.apply import apply_run
+from hippo_git.dream.costs import CostGuard, CostGuardReached
+from hippo_git.dream.evidence import PassInput, TurnRef
+from hippo_git.dream.packs import Pack, Pass, default_packs, find_pack
+from hippo_git.dream.proposals import ProposalBranch, ProposalCommit
+from hippo_git.dream.protocol import parse_propose_reply, propose_request
+from hippo_git.dream.receipts import ReceiptBook, write_receipt
+from hippo_git.dream.records import Proposal, Receipt
+from hippo_git.dream.report import ChunkEntry, PassEntry, ProposalEntry, RunReport, load_chunks, write_report
+from hippo_git.dream.revert import reverted_texts
+from hippo_git.dream.review import committed_proposal, note_before, review, reviewer_record, unreviewed
+from hippo_git.dream.runner import CommandModel, Model, ModelRunError, default_model_command, is_heuristic
+from hippo_git.dream.state import CurrentRun, DreamLock, DreamState, load_state, save_state
+from hippo_git.dream.validate import check
+from hippo_git.errors import HippoError
+from hippo_git.git.objects import GitStore
+from hippo_git.index import db
+from hippo_git.index.records import read_records
+
+STEPS = ("propose", "validate", "commit", "review", "receipt", "apply", "state")
+
+
+class ApplyStopped(HippoError):
+    """Applying the chunk's confirmed changes stopped (a dirty note, the target moved)."""
+
+
+@dataclass(frozen=True)
+class DreamOptions:
+    since: datetime | None = None
+    until: datetime | None = None
+    packs: tuple[str, ...] = ()
+    dry_run: bool = False
+    no_apply: bool = False
+
+
+class _Run:
+    def __init__(
+        self,
+        cfg: Config,
+        packs: list[Pack],
+        run_id: str,
+        model: Model,
+        report: RunReport,
+        opts: DreamOptions,
+        checkpoint: Callable[[str], None],
+    ) -> None:
+        self.cfg = cfg
+        self.root = cfg.root
+        self.passes = [p for pack in packs for p in pack.passes]
+        self.run_id = run_id
+        self.model = model
+        self.report = report
+        self.opts = opts
+        self.checkpoint = checkpoint
+        self.guard = CostGuard(cfg.dream.max_model_calls, cfg.dream.max_bytes)
+        self.store = GitStore(cfg.root)
+        tip = self.store.ref_target(f"refs/heads/{cfg.target_branch}")
+        if tip is None:
+            raise HippoError(
+                f"the target branch {cfg.target_branch!r} has no commits", hint="commit the notes first"
+            )
+        self.branch = ProposalBranch(cfg.root, run_id, base=tip, store=self.store)
+        self.book = ReceiptBook.load(cfg.root, store=self.store)  # receipts as the run started
+        self.written: dict[str, Receipt] = {}  # receipts this run wrote, by commit
+        self.seen: set[str] = set()  # ids of valid proposals this run already handled
+        self._reverted: dict[str, list[str]] = {}
+
+    def reverted(self, path: str) -> list[str]:
+        if path not in self._reverted:
+            # only notes that have a revert receipt can hold reverted text: skip the git walk otherwise
+            has_revert = any(e.receipt.kind == "revert" and e.receipt.path == path for e in self.book.entries)
+            self._reverted[path] = (
+                list(reverted_texts(self.root, path, store=self.store)) if has_revert else []
+            )
+        return self._reverted[path]
+
+    def chunk(
+        self, chunk: gather.Chunk, records: Sequence[dict[str, Any]], conn: sqlite3.Connection | None
+    ) -> ChunkEntry:
+        started = time.monotonic()
+        entry = ChunkEntry(since=gather.iso(chunk.since), until=gather.iso(chunk.until))
+        ev = gather.chunk_evidence(records, conn, chunk, root=self.root, notes_dir=self.cfg.notes_dir)
+        entry.sessions, entry.turns = len(ev.sessions), len(ev.turns)
+        if not ev.turns:
+            entry.skipped = (
+                "no sessions with turns in this period" if not ev.sessions else "no new turns in this period"
+            )
+        elif not ev.touched:
+            entry.skipped = "the period's sessions touched or cited no notes"
+        else:
+            for p in self.passes:
+                entry.passes.append(self.run_pass(p, ev))
+                self.report_progress(entry)
+            if self.report.apply_mode == "fast-forward":
+                self.apply(entry)
+        entry.seconds = time.monotonic() - started
+        return entry
+
+    def report_progress(self, entry: ChunkEntry) -> None:
+        self.report.chunks = [
+            c for c in self.report.chunks if (c.since, c.until) != (entry.since, entry.until)
+        ] + [entry]
+        write_report(self.cfg.hippo_dir, self.report)
+
+    def run_pass(self, p: Pass, ev: gather.ChunkEvidence) -> PassEntry:
+        entry = PassEntry(name=p.full_name)
+        notes = gather.read_notes(self.store, self.branch.head, ev.touched)
+        shown = gather.pass_input(p, ev, notes, self.reverted)
+        entry.notes, entry.turns, entry.cut_turns = len(shown.notes), len(shown.turns), shown.cut_turns
+        if not shown.notes or not shown.turns:
+            entry.skipped = "no notes to show" if not shown.notes else "no turns of the kinds this pass reads"
+            return entry
+        out = self.guard.call(self.model, propose_request(p, shown, notes_dir=self.cfg.notes_dir), entry)
+        self.checkpoint("propose")
+        reply = parse_propose_reply(out.stdout, p.full_name)
+        entry.reply_error, entry.item_errors = reply.unparsed, reply.errors
+        for proposal in reply.proposals[: p.spec.max_proposals]:
+            if proposal.id in self.seen:
+                continue  # proposed and handled earlier in this run
+            entry.proposals.append(self.one(p, proposal, shown, entry))
+        return entry
+
+    def one(self, p: Pass, proposal: Proposal, shown: PassInput, entry: PassEntry) -> ProposalEntry:
+        item = ProposalEntry(
+            id=proposal.id, op=proposal.op, path=proposal.path, evidence=list(proposal.evidence)
+        )
+        committed = self.branch.existing().get(proposal.id) if not self.opts.dry_run else None
+        if committed is None:  # a proposal this run already committed was checked before it was
+            item.reasons = check(
+                proposal, shown, root=self.root, notes_dir=self.cfg.notes_dir, ops=p.spec.ops
+            )
+        self.checkpoint("validate")
+        if item.reasons:
+            item.valid = False
+            return item
+        self.seen.add(proposal.id)
+        earlier = [r for r in self.book.for_proposal(proposal.id) if r.kind == "review"]
+        other_runs = sorted({r.run for r in earlier if r.run != self.run_id})
+        if other_runs:
+            item.note = f"already proposed in run {other_runs[0]}"
+            item.verdict = earlier[0].verdict
+            return item
+        if self.opts.dry_run:
+            item.note = "dry run: not committed"
+            return item
+        try:
+            pc = self.branch.commit(proposal)
+        except HippoError as exc:
+            item.valid, item.reasons = False, [exc.message]
+            return item
+        item.commit = pc.commit
+        self.checkpoint("commit")
+        turns = shown.turns_by_id()
+        item.verdict, item.review_reason, item.note = self.review(
+            p, pc, proposal, [turns[e] for e in proposal.evidence if e in turns], entry
+        )
+        return item
+
+    def review(
+        self, p: Pass, pc: ProposalCommit, proposal: Proposal, turns: list[TurnRef], entry: PassEntry
+    ) -> tuple[str, str, str]:
+        """(verdict, reason, note) of a committed proposal: its receipt, written once."""
+        done = [
+            r for r in self.book.for_proposal(pc.proposal_id) if r.kind == "review" and r.commit == pc.commit
+        ]
+        done += [self.written[pc.commit]] if pc.commit in self.written else []
+        if done:
+            return done[0].verdict, done[0].reason, "resumed"
+
+        def ask(prompt: str) -> str:
+            return self.guard.call(self.model, prompt, entry).stdout
+
+        verdict, reason = review(p, proposal, note_before(self.store, pc), turns, ask)
+        self.checkpoint("review")
+        receipt = pc.receipt(verdict, reviewer_record(p, self.model.argv), reason=reason)
+        write_receipt(self.root, receipt, store=self.store)
+        self.written[pc.commit] = receipt
+        self.checkpoint("receipt")
+        return verdict, reason, ""
+
+    def review_pending(self, conn: sqlite3.Connection | None) -> None:
+        """Review what a killed run committed but did not review, before dreaming on."""
+        passes = {p.full_name: p for p in self.passes}
+        pending = unreviewed(self.store, self.book, self.run_id)
+        if not pending:
+            return
+        entry = PassEntry(name="resumed reviews")
+        for pc in pending:
+            p = passes.get(pc.pass_name)
+            found = committed_proposal(self.store, pc, conn)
+            if p is None or found is None:
+                continue  # its pack is not part of this run: `git hippo apply` leaves it unconfirmed
+            proposal, turns = found
+            verdict, reason, _ = self.review(p, pc, proposal, turns, entry)
+            entry.proposals.append(
+                ProposalEntry(
+                    id=pc.proposal_id,
+                    op=proposal.op,
+                    path=pc.path,
+                    evidence=list(proposal.evidence),
+                    commit=pc.commit,
+                    verdict=verdict,
+                    review_reason=reason,
+                    note="reviewed on resume",
+                )
+            )
+        self.report.resumed = entry
+
+    def apply(self, entry: ChunkEntry) -> None:
+        if self.branch.tip is None:
+            return
+        try:
+            result = apply_run(self.root, self.cfg, self.run_id, store=self.store)
+        except HippoError as exc:
+            entry.apply_error = exc.message
+            self.report_progress(entry)
+            raise ApplyStopped(exc.message, hint=exc.hint) from None
+        self.checkpoint("apply")
+        landed = {a.proposal for a in result.applied} | set(result.already)
+        stale = {s.proposal for s in result.stale}
+        entry.applied = [a.commit for a in result.applied]
+        entry.stale = [s.commit for s in result.stale]
+        for c in self.report.chunks + [entry]:
+            for p in c.passes:
+                for item in p.proposals:
+                    item.applied = item.applied or item.id in landed
+                    item.stale = item.id in stale and not item.applied
+
+
+def _pick_packs(cfg: Config, names: Sequence[str]) -> list[Pack]:
+    return [find_pack(cfg.hippo_dir, n) for n in names] if names else default_packs(cfg.hippo_dir)
+
+
+def _window_start(state: DreamState, packs: list[Pack], records: Sequence[dict[str, Any]]) -> datetime | None:
+    starts = []
+    for pack in packs:
+        when = gather.parse_time(state.windows.get(pack.name))
+        if when is None:
+            when = gather.earliest_start(records)
+        if when is not None:
+            starts.append(when)
+    return min(starts) if starts else None
+
+
+def new_run_id(now: datetime) -> str:
+    return now.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+
+
+def apply_mode(cfg: Config, opts: DreamOptions) -> str:
+    if opts.dry_run:
+        return "dry-run"
+    if opts.no_apply:
+        return "no-apply"
+    return cfg.dream.apply
+
+
+def dream(
+    cfg: Config,
+    opts: DreamOptions,
+    *,
+    env: Mapping[str, str],
+    now: datetime,
+    model: Model | None = None,
+    checkpoint: Callable[[str], None] = lambda step: None,
+    on_chunk: Callable[[int, int], None] = lambda done, total: None,
+    run_id: str | None = None,
+) -> RunReport:
+    """Run (or resume) a dream; returns its report, also written to .hippo/reports/<run-id>.*
+
+    `model` replaces the configured model command and `run_id` the generated id (tests, benchmarks).
+    """
+    if not (cfg.hippo_dir / "hippo.toml").is_file():
+        raise HippoError(
+            f"{cfg.root} is not set up for hippo (no .hippo/hippo.toml)", hint="run `git hippo init` first"
+        )
+    with DreamLock(cfg.hippo_dir):
+        packs = _pick_packs(cfg, opts.packs)
+        names = [p.name for p in packs]
+        state = load_state(cfg.hippo_dir)
+        records = read_records(cfg.root)
+        same = state.current is not None and state.current.packs == names and not opts.dry_run
+        resume = state.current if same else None
+        since = opts.since or (
+            gather.parse_time(resume.since) if resume else _window_start(state, packs, records)
+        )
+        until = opts.until or now
+        run_id = resume.run if resume is not None else run_id or new_run_id(now)
+        # scratch folders a killed run left behind (the lock says no call of this run is alive)
+        shutil.rmtree(cfg.home / "model-runs" / run_id, ignore_errors=True)
+        if model is None:
+            argv = default_model_command(cfg.model_command, env.get("PATH"))
+            model = CommandModel(argv, cfg.home, run_id, env, cfg.dream.model_timeout_s)
+        report = RunReport(
+            run=run_id,
+            packs=names,
+            model=list(model.argv),
+            heuristic=is_heuristic(model.argv),
+            since=gather.iso(since) if since else "",
+            until=gather.iso(until),
+            apply_mode=apply_mode(cfg, opts),
+            max_model_calls=cfg.dream.max_model_calls,
+            max_bytes=cfg.dream.max_bytes,
+        )
+        if resume is not None:
+            report.chunks = load_chunks(cfg.hippo_dir, run_id)
+        if since is None or since >= until:
+            report.status = "complete"
+            report.stopped = (
+                "no sessions recorded in this workspace yet"
+                if since is None
+                else "nothing new since the last run"
+            )
+            report.hint = "run `git hippo ingest` first" if since is None else None
+            write_report(cfg.hippo_dir, report)
+            return report
+        current = resume or CurrentRun(run=run_id, packs=names, since=gather.iso(since))
+        if not opts.dry_run:
+            state.current = current
+            save_state(cfg.hippo_dir, state)
+        run = _Run(cfg, packs, run_id, model, report, opts, checkpoint)
+        todo = gather.chunks(since, until, cfg.dream.chunk_hours)
+        conn = _open_index(cfg)
+        try:
+            if resume is not None:
+                run.review_pending(conn)
+            for n, chunk in enumerate(todo):
+                on_chunk(n, len(todo))
+                if chunk.key not in current.done:
+                    run.report_progress(run.chunk(chunk, records, conn))
+                    if not opts.dry_run:
+                        _chunk_done(cfg, state, current, chunk)
+                    checkpoint("state")
+            on_chunk(len(todo), len(todo))
+        except (CostGuardReached, ModelRunError, ApplyStopped) as exc:
+            return _stop(cfg, report, exc, run_id)
+        finally:
+            if conn is not None:
+                conn.close()
+        finished = _finish(cfg, state, report, run, until, opts)
+        # --- issue 7: a finished dream also drafts lessons, with the same model (never fails the dream)
+        if not opts.dry_run:
+            from hippo_git.dream.lessons import scan_after_dream
+
+            scan_after_dream(cfg, env=env, now=now, model=model)
+        return finished
+
+
+def _chunk_done(cfg: Config, state: DreamState, current: CurrentRun, chunk: gather.Chunk) -> None:
+    """The window advances over a finished chunk (and only then), for every pack of the run."""
+    current.done.append(chunk.key)
+    for name in current.packs:
+        old = gather.parse_time(state.windows.get(name))
+        if old is None or chunk.until > old:
+            state.windows[name] = gather.iso(chunk.until)
+    save_state(cfg.hippo_dir, state)
+
+
+def _finish(
+    cfg: Config, state: DreamState, report: RunReport, run: _Run, until: datetime, opts: DreamOptions
+) -> RunReport:
+    report.status = "complete"
+    if not opts.dry_run:
+        state.current = None
+        state.runs.append(
+            {"run": report.run, "packs": report.packs, "until": gather.iso(until), "status": "complete"}
+        )
+        save_state(cfg.hippo_dir, state)
+    if report.apply_mode == "pull-request" and run.branch.tip is not None:
+        report.hint = f"open a pull request: `git hippo sync --proposals {report.run}`"
+    elif report.apply_mode == "no-apply" and run.branch.tip is not None:
+        report.hint = f"apply the confirmed changes with `git hippo apply {report.run}`"
+    write_report(cfg.hippo_dir, report)
+    return report
+
+
+def _stop(cfg: Config, report: RunReport, exc: HippoError, run_id: str) -> RunReport:
+    """The run stops early; the unfinished chunk is redone (idempotently) by the next `dream`."""
+    report.status = "stopped"
+    report.stopped = exc.message
+    if isinstance(exc, CostGuardReached):
+        report.guard_hit = exc.message
+    resume = f"run `git hippo dream` again to resume run {run_id} where it stopped"
+    report.hint = (
+        exc.hint if isinstance(exc, CostGuardReached) else "; then ".join(filter(None, [exc.hint, resume]))
+    )
+    write_report(cfg.hippo_dir, report)
+    return report
+
+
+def _open_index(cfg: Config) -> sqlite3.Connection | None:
+    try:
+        return db.connect(cfg.index_path, readonly=True)
+    except db.IndexMissingError:
+        return None

@@ -1,0 +1,151 @@
+"""The per-person dream window (`.hippo/dream-state.json`) and the one-dream-at-a-time lock.
+
+The state says, per pack, up to when sessions have been dreamt over, and which run is in progress
+with the chunks it finished, so a killed run is resumed under the same run id (same proposals
+branch; commits and receipts are idempotent per proposal id). It is written atomically after each
+chunk completes, so the window only ever advances over finished chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import tempfile
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from hippo_git.config import Config
+from hippo_git.errors import LockedError
+from hippo_git.index.records import write_json_atomic
+
+STATE_FILE = "dream-state.json"
+LOCK_FILE = "dream.lock"
+STATE_VERSION = 1
+KEEP_RUNS = 20
+
+
+@dataclass
+class CurrentRun:
+    run: str
+    packs: list[str]
+    since: str
+    done: list[str] = field(default_factory=list)  # keys of finished chunks
+
+
+@dataclass
+class DreamState:
+    windows: dict[str, str] = field(default_factory=dict)  # pack → end of the last finished chunk
+    current: CurrentRun | None = None
+    runs: list[dict[str, Any]] = field(default_factory=list)  # the last few finished runs
+
+    def to_dict(self) -> dict[str, Any]:
+        current = None
+        if self.current is not None:
+            c = self.current
+            current = {"run": c.run, "packs": c.packs, "since": c.since, "done": c.done}
+        return {
+            "version": STATE_VERSION,
+            "windows": self.windows,
+            "current": current,
+            "runs": self.runs[-KEEP_RUNS:],
+        }
+
+
+def state_path(hippo_dir: Path) -> Path:
+    return hippo_dir / STATE_FILE
+
+
+def load_state(hippo_dir: Path) -> DreamState:
+    """The state, or an empty one when the file is absent or unreadable (a dream then starts over)."""
+    try:
+        data = json.loads(state_path(hippo_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return DreamState()
+    if not isinstance(data, dict):
+        return DreamState()
+    windows = {str(k): str(v) for k, v in (data.get("windows") or {}).items() if isinstance(v, str)}
+    cur = data.get("current")
+    current = None
+    if isinstance(cur, dict) and isinstance(cur.get("run"), str) and isinstance(cur.get("since"), str):
+        current = CurrentRun(
+            run=cur["run"],
+            packs=[str(p) for p in cur.get("packs") or []],
+            since=cur["since"],
+            done=[str(d) for d in cur.get("done") or []],
+        )
+    runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
+    return DreamState(windows=windows, current=current, runs=runs)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def last_success(cfg: Config) -> datetime | None:
+    """When the window of this person's last completed dream ended (None: never dreamed here)."""
+    ends = []
+    for run in load_state(cfg.hippo_dir).runs:
+        if run.get("status") == "complete" and isinstance(run.get("until"), str):
+            try:
+                when = datetime.fromisoformat(str(run["until"]).replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            ends.append(when if when.tzinfo else when.replace(tzinfo=UTC))
+    return max(ends) if ends else None
+
+
+def save_state(hippo_dir: Path, state: DreamState) -> None:
+    write_json_atomic(state_path(hippo_dir), state.to_dict())
+
+
+class DreamLock:
+    """One dream per workspace at a time. `flock` dies with its holder, so the lock file of a killed
+    dream is simply taken over; the pid and host in it only serve the message."""
+
+    def __init__(self, hippo_dir: Path) -> None:
+        self.path = hippo_dir / LOCK_FILE
+        self._fd: int | None = None
+
+    def __enter__(self) -> DreamLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            holder = self.path.read_text(encoding="utf-8", errors="replace").strip()
+            raise LockedError(
+                f"another dream is running in this workspace{f' ({holder})' if holder else ''}",
+                hint="wait for it to finish; a dream that was killed releases the lock by itself",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode())
+        self._fd = fd
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.ftruncate(fd, 0)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)

@@ -1,0 +1,316 @@
+"""Incremental ingest: find transcripts, read what changed, redact, and write it into the index.
+
+A source whose size and mtime match the index is skipped before any hashing. An append-only
+source that grew is read from its stored cursor; one that shrank or whose head changed is read
+whole and its old turns replaced. Each source's turns and cursor commit together (batched into
+transactions of a few MB), so a killed ingest leaves a consistent index that the next run
+completes. A failing source is reported and skipped. `full` rebuilds into a temporary file and
+copies it over the live index with SQLite's backup API, so readers see the old index or the new
+one, never half of either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hippo_git.config import Config
+from hippo_git.errors import HippoError, UsageError
+from hippo_git.index.db import connect
+from hippo_git.index.lock import IndexLock
+from hippo_git.index.scrub import Scrubber
+from hippo_git.index.sources import FailedSource, Source, discover_sources, pending_sources
+from hippo_git.index.writer import Signature, source_key, write_source
+from hippo_git.transcripts.model import Cursor, ParseResult
+from hippo_git.transcripts.registry import get_adapter, harness_names
+
+HEAD_BYTES = 4096
+BATCH_BYTES = 16 * 1024 * 1024  # commit at least this often (bytes of transcript read) ...
+BATCH_SECONDS = 0.5  # ... or this often, so a killed ingest loses little work
+
+Progress = Callable[[int, int, int], None]  # (files done, bytes done, total bytes)
+__all__ = ["FailedSource", "IngestSummary", "Progress", "ingest", "pending_sources"]
+
+
+@dataclass
+class IngestSummary:
+    files_seen: int = 0
+    files_read: int = 0
+    files_skipped: int = 0  # unchanged since the last ingest
+    failed: list[FailedSource] = field(default_factory=list)
+    bytes_read: int = 0
+    turns_added: int = 0
+    turns_removed: int = 0  # replaced turns (re-read sources); not a loss
+    sessions: int = 0  # sessions written in this run
+    changed_sessions: set[str] = field(default_factory=set)  # their ids (for the rollup)
+    secrets: dict[str, int] = field(default_factory=dict)  # redactions by kind
+    unknown: int = 0  # records of unknown types, skipped
+    torn: int = 0  # torn or garbage lines, skipped
+    recovered: int = 0  # `}{`-concatenated objects recovered
+    reasoning: int = 0  # reasoning blocks seen (never indexed)
+    duplicates: int = 0  # copies of content indexed from another record, skipped
+    records_written: int = 0
+    records_removed: int = 0
+    records_declared: int = 0  # declared records left as they are
+    full: bool = False
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "files": {
+                "seen": self.files_seen,
+                "read": self.files_read,
+                "skipped_unchanged": self.files_skipped,
+                "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
+            },
+            "bytes_read": self.bytes_read,
+            "turns_added": self.turns_added,
+            "turns_replaced": self.turns_removed,
+            "sessions": self.sessions,
+            "secrets_redacted": dict(sorted(self.secrets.items())),
+            "skipped": {
+                "unknown_records": self.unknown,
+                "torn_lines": self.torn,
+                "recovered_objects": self.recovered,
+                "reasoning_blocks": self.reasoning,
+                "duplicate_copies": self.duplicates,
+            },
+            "records": {
+                "written": self.records_written,
+                "removed": self.records_removed,
+                "declared_kept": self.records_declared,
+            },
+            "full": self.full,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def ingest(
+    cfg: Config,
+    *,
+    full: bool = False,
+    root: Path | None = None,
+    harness: str | None = None,
+    progress: Progress | None = None,
+    records: bool = True,
+) -> IngestSummary:
+    """Bring the index at `cfg.index_path` up to date with the transcripts on this machine.
+
+    `root` + `harness` ingest one place only. `full` without them rebuilds the index from scratch;
+    with them it re-reads just those sources whole. `records=False` skips the derived session records.
+    """
+    if root is not None and harness is None:
+        raise UsageError("--root needs --harness", hint="say which harness wrote the transcripts under it")
+    if harness is not None and harness not in harness_names():
+        get_adapter(harness)  # raises the UsageError naming the valid harnesses
+    started = time.monotonic()
+    index_path = cfg.index_path
+    with IndexLock(index_path):
+        rebuild = full and root is None and harness is None
+        db_path = _fresh_rebuild_path(index_path) if rebuild else index_path
+        conn = connect(db_path)
+        try:
+            summary = _run(conn, cfg, root=root, harness=harness, reread=full, progress=progress)
+            summary.full = full
+            if records and cfg.hippo_dir.is_dir():
+                from hippo_git.index.derive import sync_records
+
+                rec = sync_records(conn, cfg)
+                summary.records_written, summary.records_removed = rec.written, rec.removed
+                summary.records_declared = rec.declared
+            if rebuild:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
+        if rebuild:
+            _install(db_path, index_path)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _run(
+    conn: sqlite3.Connection,
+    cfg: Config,
+    *,
+    root: Path | None,
+    harness: str | None,
+    reread: bool,
+    progress: Progress | None,
+) -> IngestSummary:
+    summary = IngestSummary()
+    scrub = Scrubber()
+    known = {
+        row[0]: row
+        for row in conn.execute("SELECT path, size, mtime_ns, head_hash, offset, state_json FROM sources")
+    }
+    todo: list[tuple[Source, str, tuple[Any, ...] | None]] = []
+    for src in discover_sources(cfg, root, harness, summary.failed):
+        summary.files_seen += 1
+        key = source_key(scrub, str(src.path))
+        row = known.get(key)
+        if row is not None and not reread and row[1] == src.size and row[2] == src.mtime_ns:
+            summary.files_skipped += 1
+            continue
+        todo.append((src, key, row))
+    total = sum(src.size for src, _, _ in todo)
+    done_bytes = 0
+    batch_bytes, batch_start = 0, time.monotonic()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for n, (src, key, row) in enumerate(todo, 1):
+            _ingest_one(conn, scrub, src, key, None if reread else row, row is not None, summary)
+            done_bytes += src.size
+            batch_bytes += src.size
+            if batch_bytes >= BATCH_BYTES or time.monotonic() - batch_start >= BATCH_SECONDS:
+                conn.execute("COMMIT")
+                conn.execute("BEGIN IMMEDIATE")
+                batch_bytes, batch_start = 0, time.monotonic()
+            if progress is not None:
+                progress(n, done_bytes, total)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    summary.secrets = scrub.counts
+    return summary
+
+
+def _ingest_one(
+    conn: sqlite3.Connection,
+    scrub: Scrubber,
+    src: Source,
+    key: str,
+    row: tuple[Any, ...] | None,
+    known: bool,
+    summary: IngestSummary,
+) -> None:
+    """Parse and write one source inside a savepoint; a failure is reported, never fatal."""
+    cursor, reset, head = _plan(src, row, known)
+    try:
+        result: ParseResult = src.adapter.parse(src.path, cursor)
+    except Exception as exc:  # a broken transcript (or adapter bug) must not stop the rest
+        summary.failed.append(FailedSource(str(src.path), scrub.small(f"{type(exc).__name__}: {exc}")))
+        return
+    sig = Signature(src.size, src.mtime_ns, head)
+    conn.execute("SAVEPOINT source")
+    try:
+        stats = write_source(
+            conn, scrub, key=key, harness=src.harness, sig=sig, result=result, reset=reset, new=not known
+        )
+    except (sqlite3.IntegrityError, sqlite3.InterfaceError, ValueError, TypeError) as exc:
+        conn.execute("ROLLBACK TO source")
+        conn.execute("RELEASE source")
+        summary.failed.append(FailedSource(str(src.path), scrub.small(f"cannot store: {exc}")))
+        return
+    conn.execute("RELEASE source")
+    summary.files_read += 1
+    summary.bytes_read += src.size
+    summary.turns_added += stats.turns_added
+    summary.turns_removed += stats.turns_removed
+    summary.changed_sessions |= stats.sessions
+    summary.sessions = len(summary.changed_sessions)
+    st = result.stats
+    summary.unknown += st.unknown
+    summary.torn += st.torn
+    summary.recovered += st.recovered
+    summary.reasoning += st.reasoning
+    summary.duplicates += getattr(st, "duplicates", 0)
+
+
+def _plan(src: Source, row: tuple[Any, ...] | None, known: bool) -> tuple[Cursor, bool, str | None]:
+    """The cursor to read from, whether the source's old turns must go first, and its head hash.
+
+    `row` is None for a new source (or a forced re-read of a `known` one).
+    """
+    if src.is_dir or not src.adapter.append_only:
+        # Databases and whole-file JSON: the adapter's own state says what changed inside.
+        if row is None:
+            return Cursor(), False, None
+        return Cursor(int(row[4]), _state(row[5])), False, None
+    if row is None:
+        head = _head_hash(src.path, min(src.size, HEAD_BYTES))
+        return Cursor(), known, head
+    old_size, old_head = int(row[1]), row[3]
+    head_len = _head_len(old_head)
+    head = _head_hash(src.path, head_len)
+    if src.size >= old_size and head == old_head:
+        if head_len < HEAD_BYTES and src.size > head_len:
+            head = _head_hash(src.path, min(src.size, HEAD_BYTES))
+        return Cursor(int(row[4]), _state(row[5])), False, head
+    return Cursor(), True, _head_hash(src.path, min(src.size, HEAD_BYTES))
+
+
+def _state(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _head_len(head: str | None) -> int:
+    if not head or ":" not in head:
+        return HEAD_BYTES
+    length = head.split(":", 1)[0]
+    return int(length) if length.isdigit() else HEAD_BYTES
+
+
+def _head_hash(path: Path, length: int) -> str | None:
+    """`<length>:<sha256 of the first length bytes>`; the length is kept so a small file that grows
+    is compared over the bytes it had."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(length)
+    except OSError:
+        return None
+    return f"{len(data)}:{hashlib.sha256(data).hexdigest()}"
+
+
+# --- full rebuild ------------------------------------------------------------------------------
+
+
+def _fresh_rebuild_path(index_path: Path) -> Path:
+    tmp = index_path.with_name(index_path.name + ".rebuild")
+    _remove_db_files(tmp)
+    return tmp
+
+
+def _remove_db_files(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(str(path) + suffix)
+
+
+def _install(built: Path, index_path: Path) -> None:
+    """Make the freshly built index the live one. When a live index exists, its pages are replaced
+    in one transaction through the backup API (open readers keep their snapshot, new ones see the
+    new index); renaming over a WAL database that readers hold open could corrupt it. A live file
+    that SQLite cannot open (a damaged cache) is simply replaced."""
+    if index_path.exists():
+        src = sqlite3.connect(str(built))
+        try:
+            dst = connect(index_path)
+        except HippoError:
+            dst = None
+        try:
+            if dst is not None:
+                src.backup(dst)
+                dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                dst.close()
+        finally:
+            src.close()
+        if dst is not None:
+            _remove_db_files(built)
+            return
+    _remove_db_files(index_path)  # a stray -wal of a deleted index must not replay onto the new one
+    os.replace(built, index_path)
+    _remove_db_files(built)

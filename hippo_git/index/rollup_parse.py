@@ -1,0 +1,444 @@
+"""Reading indexed tool turns back into structured values for the rollup rules.
+
+Adapters render a tool input as text in one of three shapes (see `transcripts.jsonl.render_fields`):
+`key: value` lines (Claude Code, Codex), `<tool> {json}` (Gemini CLI, Cursor, OpenCode, DeepSeek
+Harness), or the raw string. These helpers turn that text back into fields, find the shell command
+a call ran, the exit status its output reports, and the lines an edit changed. Pure functions over
+strings; no SQL, no rules about what is good or bad (those live in `rules.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Sequence
+from typing import Any
+
+from hippo_git.index.sessions import TurnRow
+from hippo_git.transcripts.model import PROMPT, TOOL_CALL, TOOL_OUTPUT
+
+# Keys that start a new field in `key: value` text. A value may span lines (code, patches), so
+# only known keys split fields: a line of code that happens to look like `foo: bar` stays put.
+FIELD_KEYS = frozenset(
+    """
+    command cmd description timeout run_in_background workdir cwd yield_time_ms max_output_tokens
+    justification sandbox_permissions with_escalated_permissions login shell env session_id chars
+    bash_id shell_id task_id block filter file_path old_string new_string replace_all content edits
+    notebook_path new_source cell_id cell_type edit_mode pattern path glob output_mode input patch
+    prompt subagent_type query url filePath oldString newString replaceAll target_file code_edit
+    instructions dir_path directory todos plan explanation offset limit sql project_id name
+    arguments format is_background dangerouslyDisableSandbox file_text old_str new_str insert_line
+    view_range contents text diff patchText model
+    """.split()  # noqa: SIM905
+)
+_KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*): ?(.*)$")
+_NAMED_JSON = re.compile(r"^([\w.:-]{1,80}) (\{.*\})\s*$", re.S)
+
+SHELL_TOOLS = frozenset(
+    {
+        "bash",
+        "shell",
+        "exec_command",
+        "local_shell",
+        "local_shell_call",
+        "run_shell_command",
+        "execute_command",
+        "run_command",
+        "run_terminal_cmd",
+        "terminal",
+        "shell_command",
+        "container.exec",
+    }
+)
+# Tools that read the output of a command started earlier in the background.
+POLL_TOOLS = frozenset({"bashoutput", "bash_output", "taskoutput", "write_stdin", "killshell"})
+# Tools that hand work to another agent session.
+DELEGATE_TOOLS = frozenset({"task", "agent", "subagent", "spawn_agent", "delegate"})
+
+_SHELL_WRAPPER = re.compile(r"^(?:/\S*/)?(?:ba|z|da)?sh\s+-l?c\s+(.*)$", re.S)
+_EXIT_PATTERNS = (
+    re.compile(r"^Exit code (-?\d+)", re.M),  # Claude Code
+    re.compile(r"^Exit Code: (-?\d+)", re.M),  # Gemini CLI
+    re.compile(r"Process exited with code (-?\d+)"),  # Codex
+    re.compile(r"^Exit code: (-?\d+)", re.M),  # Codex (older)
+    re.compile(r"\[exit code: (-?\d+)\]"),  # DeepSeek Harness
+    re.compile(r"<exit_code>(-?\d+)</exit_code>"),  # Claude Code BashOutput
+    re.compile(r"Command failed with exit code (-?\d+)"),  # OpenCode
+    re.compile(r'"exit_code":\s*(-?\d+)'),
+)
+_BACKGROUND = (
+    re.compile(r"running in background with ID: (\S+)"),
+    re.compile(r"Process running with session ID (\d+)"),
+)
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+_DIFF_FILE = re.compile(r"^\+\+\+ (?:b/)?(.+)$", re.M)
+
+
+def tool_key(tool: str | None) -> str:
+    """A tool name compared case-insensitively, without an MCP server prefix."""
+    name = (tool or "").strip().lower()
+    return name.rsplit("__", 1)[-1]
+
+
+def _stringify(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def parse_fields(text: str, tool: str | None = None) -> dict[str, str]:
+    """The fields of a rendered tool input; a raw string comes back under the key ""."""
+    stripped = text.strip()
+    if not stripped:
+        return {}
+    candidate = None
+    named = _NAMED_JSON.match(stripped)
+    if named:
+        candidate = named.group(2)
+    elif stripped.startswith("{"):
+        candidate = stripped
+    if candidate is not None:
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            return {str(k): _stringify(v) for k, v in data.items() if v is not None}
+    fields: dict[str, list[str]] = {}
+    current: str | None = None
+    for n, line in enumerate(text.split("\n")):
+        match = _KEY_LINE.match(line)
+        if match and (match.group(1) in FIELD_KEYS or (n == 0 and match.group(1) not in ("http", "https"))):
+            current = match.group(1)
+            fields[current] = [match.group(2)]
+        elif current is None:
+            return {"": text}
+        else:
+            fields[current].append(line)
+    return {k: "\n".join(v) for k, v in fields.items()}
+
+
+def is_shell(tool: str | None) -> bool:
+    key = tool_key(tool)
+    return key in SHELL_TOOLS or key.endswith(("_shell", "shell_command", "exec_command"))
+
+
+def command_of(tool: str | None, fields: dict[str, str]) -> str | None:
+    """The command line a shell tool call ran (unwrapped from `bash -lc`), or None."""
+    if not is_shell(tool):
+        return None
+    command = fields.get("command") or fields.get("cmd") or fields.get("", "")
+    command = command.strip()
+    wrapped = _SHELL_WRAPPER.match(command)
+    if wrapped:
+        inner = wrapped.group(1).strip()
+        if len(inner) >= 2 and inner[0] == inner[-1] and inner[0] in "'\"":
+            inner = inner[1:-1]
+        command = inner
+    return command or None
+
+
+def exit_status(text: str, is_error: bool) -> int | None:
+    """The exit status a command's output reports; 0 for a quiet success; None when unknown."""
+    head = text[:600]
+    tail = text[-400:] if len(text) > 600 else ""
+    for pattern in _EXIT_PATTERNS:
+        found = pattern.search(head) or (pattern.search(tail) if tail else None)
+        if found:
+            return int(found.group(1))
+    return None if is_error else 0
+
+
+def background_handle(text: str) -> str | None:
+    """The id a command got when it went to the background (to match later polls), or None."""
+    for pattern in _BACKGROUND:
+        found = pattern.search(text[:400])
+        if found:
+            return found.group(1)
+    return None
+
+
+def poll_handle(fields: dict[str, str]) -> str | None:
+    for key in ("bash_id", "shell_id", "task_id", "session_id"):
+        value = fields.get(key, "").strip()
+        if value:
+            return value
+    return None
+
+
+def _lines(text: str) -> int:
+    text = text.strip("\n")
+    return text.count("\n") + 1 if text else 0
+
+
+def patch_counts(patch: str) -> tuple[tuple[str, ...], int, int]:
+    """(files, added, removed) of an `apply_patch` envelope or a unified diff."""
+    files = tuple(dict.fromkeys(m.strip() for m in _PATCH_FILE.findall(patch)))
+    if not files:
+        files = tuple(dict.fromkeys(m.strip() for m in _DIFF_FILE.findall(patch) if m.strip() != "/dev/null"))
+    added = removed = 0
+    for line in patch.split("\n"):
+        if line.startswith(("+++", "---", "*** ")):
+            continue
+        if line.startswith("+"):
+            added += 1
+        elif line.startswith("-"):
+            removed += 1
+    return files, added, removed
+
+
+def edit_counts(fields: dict[str, str]) -> tuple[int, int, str]:
+    """(lines added, lines removed, the new text) of an edit/write tool input."""
+    for old_key, new_key in (
+        ("old_string", "new_string"),
+        ("oldString", "newString"),
+        ("old_str", "new_str"),
+    ):
+        if new_key in fields:
+            return _lines(fields[new_key]), _lines(fields.get(old_key, "")), fields[new_key]
+    for key in ("content", "contents", "file_text", "code_edit", "new_source", "text"):
+        if key in fields:
+            return _lines(fields[key]), 0, fields[key]
+    if "edits" in fields:
+        try:
+            edits = json.loads(fields["edits"])
+        except ValueError:
+            edits = []
+        added = removed = 0
+        new = []
+        for item in edits if isinstance(edits, list) else []:
+            if isinstance(item, dict):
+                added += _lines(str(item.get("new_string") or item.get("newString") or ""))
+                removed += _lines(str(item.get("old_string") or item.get("oldString") or ""))
+                new.append(str(item.get("new_string") or item.get("newString") or ""))
+        return added, removed, "\n".join(new)
+    for key in ("patch", "input", "patchText", "diff", ""):
+        value = fields.get(key, "")
+        if "*** Begin Patch" in value or "\n@@" in value:
+            _, added, removed = patch_counts(value)
+            return added, removed, value
+    return 0, 0, ""
+
+
+def segments(command: str) -> list[list[str]]:
+    """A command line split at `&&`, `||`, `;`, `|` and newlines into word lists (best effort)."""
+    out: list[list[str]] = []
+    for part in re.split(r"&&|\|\||;|\||\n", command):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            words = shlex.split(part, posix=True)
+        except ValueError:
+            words = part.split()
+        while words and (
+            "=" in words[0]
+            and not words[0].startswith("-")
+            or words[0] in ("sudo", "env", "time", "nohup", "exec")
+        ):
+            words = words[1:]
+        if words:
+            out.append(words)
+    return out
+
+
+def program(words: list[str]) -> str:
+    return words[0].rsplit("/", 1)[-1] if words else ""
+
+
+def pair_calls(turns: Sequence[TurnRow]) -> dict[int, TurnRow]:
+    """call seq → its output turn: outputs answer the oldest open call of the same tool (any tool
+    when the output names none); a person's prompt closes whatever is still open."""
+    pending: list[TurnRow] = []
+    paired: dict[int, TurnRow] = {}
+    for turn in turns:
+        if turn.kind == TOOL_CALL:
+            pending.append(turn)
+        elif turn.kind == TOOL_OUTPUT and pending:
+            key = tool_key(turn.tool)
+            match = next((c for c in pending if key and tool_key(c.tool) == key), None) or pending[0]
+            pending.remove(match)
+            paired[match.seq] = turn
+        elif turn.kind == PROMPT:
+            pending.clear()
+    return paired
+
+
+def norm_command(command: str) -> str:
+    command = re.sub(r"\s*2>&1", "", command)
+    command = re.sub(r"\s*\|\s*(?:head|tail|grep|less|cat|tee)\b[^|;&]*$", "", command)
+    return " ".join(command.split())
+
+
+_GIT_VALUE_OPTS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+_SCRIPT_RUNNERS = frozenset({"uv", "poetry", "pipenv", "hatch", "pdm", "rye", "bundle"})
+_NPX = frozenset({"npx", "bunx", "pnpx"})
+_TASK_RUNNERS = frozenset(
+    {
+        "make",
+        "mise",
+        "just",
+        "task",
+        "rake",
+        "gradle",
+        "gradlew",
+        "mvn",
+        "sbt",
+        "npm",
+        "yarn",
+        "pnpm",
+        "bun",
+        "tox",
+        "nox",
+    }
+)
+_TEST_PROGS = frozenset(
+    {
+        "pytest",
+        "py.test",
+        "jest",
+        "vitest",
+        "mocha",
+        "rspec",
+        "phpunit",
+        "ctest",
+        "bats",
+        "ava",
+        "karma",
+        "playwright",
+        "cypress",
+    }
+)
+_LINT_PROGS = frozenset(
+    {
+        "ruff",
+        "flake8",
+        "pylint",
+        "mypy",
+        "pyright",
+        "eslint",
+        "golangci-lint",
+        "shellcheck",
+        "rubocop",
+        "tsc",
+        "biome",
+        "stylelint",
+        "hadolint",
+        "clippy",
+    }
+)
+_LANG_TOOLS = frozenset({"go", "cargo", "dotnet", "deno", "mix", "swift", "zig", "bun"})
+
+
+def git_sub(words: list[str]) -> tuple[str, list[str]]:
+    """(subcommand, its arguments) of a `git ...` word list."""
+    i = 1
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in _GIT_VALUE_OPTS else 1
+    return (words[i], words[i + 1 :]) if i < len(words) else ("", [])
+
+
+def _unwrap(words: list[str]) -> list[str]:
+    prog = program(words)
+    if prog in _SCRIPT_RUNNERS and len(words) > 2 and words[1] in ("run", "exec"):
+        return words[2:]
+    if prog in _NPX and len(words) > 1:
+        return [w for w in words[1:] if not w.startswith("-")][:1] + words[2:]
+    if prog.startswith("python") and len(words) > 2 and words[1] == "-m":
+        return words[2:]
+    return words
+
+
+def _runner_targets(words: list[str]) -> list[str]:
+    targets = [w for w in words[1:] if not w.startswith("-")]
+    return targets[1:] if targets[:1] == ["run"] else targets
+
+
+def command_categories(command: str) -> tuple[str, ...]:
+    """What a command line does, as far as the claim and PR rules care (a chain may do several)."""
+    cats: set[str] = set()
+    for raw in segments(command):
+        words = _unwrap(raw)
+        prog = program(words)
+        args = words[1:]
+        first = args[0] if args else ""
+        targets = " ".join(_runner_targets(words)) if prog in _TASK_RUNNERS else ""
+        if prog == "git":
+            sub, rest = git_sub(words)
+            cats.update({"push": ["push"], "commit": ["commit"], "merge": ["merge"]}.get(sub, []))
+            if sub == "revert" or (
+                sub in ("checkout", "restore") and rest and rest != ["."] and "-b" not in rest
+            ):
+                cats.add("revert")
+        elif prog in ("gh", "glab"):
+            pair = " ".join(args[:2])
+            if pair in ("pr create", "mr create"):
+                cats.add("pr_create")
+            elif pair in ("pr merge", "mr merge"):
+                cats.add("merge")
+            elif pair in ("pr checks", "run watch", "run view", "run list", "ci status", "ci view"):
+                cats.add("ci")
+        if prog in _TEST_PROGS or prog == "unittest" or (prog in _LANG_TOOLS and first == "test"):
+            cats.add("test")
+        if _word_in(targets, "test|tests|check") or (
+            re.match(r"^(run[_-]?)?tests?(\.sh|\.py)?$", prog) and prog != "test"
+        ):
+            cats.add("test")
+        if (
+            prog in _LINT_PROGS
+            or (prog == "go" and first == "vet")
+            or (prog == "cargo" and first == "clippy")
+        ):
+            cats.add("lint")
+        if _word_in(targets, "lint|typecheck"):
+            cats.add("lint")
+        built = (
+            (prog in _LANG_TOOLS and first in ("build", "check"))
+            or (prog == "make" and not targets)
+            or prog == "build"
+        )
+        if (
+            built
+            or (prog in ("docker", "bazel", "podman") and first == "build")
+            or _word_in(targets, "build|compile|all")
+        ):
+            cats.add("build")
+        if _word_in(targets, "deploy|release|publish") or _is_deploy(prog, args):
+            cats.add("deploy")
+    return tuple(sorted(cats))
+
+
+def _word_in(targets: str, words: str) -> bool:
+    """Whether a task runner's targets name one of `words` (`test`, `test:unit`, `ci-test` ...)."""
+    return re.search(rf"(^|[\s:/_-])({words})([\s:_-]|$)", targets) is not None
+
+
+def _is_deploy(prog: str, args: list[str]) -> bool:
+    first = args[0] if args else ""
+    if prog in (
+        "fly",
+        "flyctl",
+        "netlify",
+        "firebase",
+        "serverless",
+        "sls",
+        "kamal",
+        "cap",
+        "wrangler",
+        "railway",
+    ):
+        return first in ("deploy", "publish", "up")
+    if prog == "vercel":
+        return not args or first in ("deploy", "--prod")
+    if prog == "kubectl":
+        return first in ("apply", "rollout")
+    if prog == "helm":
+        return first in ("upgrade", "install")
+    if prog == "terraform":
+        return first == "apply"
+    if prog == "gcloud":
+        return "deploy" in args
+    return prog == "ansible-playbook"

@@ -1,0 +1,65 @@
+"""The one gate between adapter values and index columns (invariant 2).
+
+Every string ingest stores — turn text, tool names, paths, titles, cwd, ids, cursor state,
+error messages — passes through `transcripts.redact.Redactor` here. Short strings that repeat
+(tool names, cwd, paths) are memoised once they are known to hold nothing to redact, so the
+counts stay exact: a string with a secret is redacted (and counted) every time it appears.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hippo_git.transcripts.redact import Redactor
+
+# Timestamps are stored as given when they look like ISO-8601; anything else is treated as text.
+_ISO_TS = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][0-9:.]{2,18}(?:Z|[+-]\d\d:?\d\d)?)?")
+# Adapters cap long tool text before it gets here (`transcripts.jsonl.cap`); the cut may fall inside
+# a secret, leaving a prefix too short for any pattern. The word the cut ended in is dropped.
+_CAP_TAIL = re.compile(r"\S*(\n\[… \d+ more characters not indexed\])\Z")
+_MEMO_MAX_CHARS = 512
+_MEMO_MAX_ENTRIES = 50_000
+
+
+class Scrubber:
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        self.redactor = redactor if redactor is not None else Redactor()
+        self._clean: set[str] = set()
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(self.redactor.counts)
+
+    def text(self, value: str) -> str:
+        if value.endswith("not indexed]"):
+            value = _CAP_TAIL.sub(r"\1", value)
+        return self.redactor.redact(value)
+
+    def small(self, value: str) -> str:
+        """For short strings that repeat (names, paths, ids): memoised when clean."""
+        if value in self._clean:
+            return value
+        out = self.redactor.redact(value)
+        if out == value and len(value) <= _MEMO_MAX_CHARS and len(self._clean) < _MEMO_MAX_ENTRIES:
+            self._clean.add(value)
+        return out
+
+    def opt(self, value: str | None) -> str | None:
+        return None if value is None else self.small(str(value))
+
+    def ts(self, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = str(value)
+        return value if _ISO_TS.fullmatch(value) else self.small(value)
+
+    def state(self, value: Any) -> Any:
+        """Redact every string inside adapter cursor state (keys too), keeping its JSON shape."""
+        if isinstance(value, str):
+            return self.small(value) if len(value) <= _MEMO_MAX_CHARS else self.text(value)
+        if isinstance(value, dict):
+            return {self.small(str(k)): self.state(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.state(v) for v in value]
+        return value

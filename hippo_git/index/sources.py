@@ -1,0 +1,146 @@
+"""Finding transcript sources and telling, without reading them, whether they changed.
+
+A source is what an adapter's `discover` yields: a file, a database, or (OpenCode's legacy
+`storage/`) a folder. Its signature is (size, mtime): a folder sums its files, and a SQLite
+database counts its `-wal` too, since a live database changes there first. Nothing under
+`$HIPPO_HOME/model-runs/` is ever a source (invariant 4).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from hippo_git.config import Config
+from hippo_git.transcripts.model import Adapter
+from hippo_git.transcripts.registry import get_adapter, harness_names
+
+
+@dataclass(frozen=True)
+class Source:
+    harness: str
+    adapter: Adapter
+    path: Path
+    size: int
+    mtime_ns: int
+    is_dir: bool
+
+
+@dataclass(frozen=True)
+class FailedSource:
+    path: str
+    reason: str
+
+
+def discover_sources(
+    cfg: Config, root: Path | None, harness: str | None, failed: list[FailedSource]
+) -> Iterator[Source]:
+    """Every source of the selected harnesses (all configured ones by default), once each.
+
+    `root` replaces the configured places; a file named there that the adapter would not list
+    (an unusual name) is taken as a source anyway: the person said what it is.
+    """
+    guard = _Guard(cfg)
+    seen: set[str] = set()
+    harnesses = [harness] if harness else [h for h in harness_names() if cfg.transcript_roots.get(h)]
+    for name in harnesses:
+        places = [root] if root is not None else [Path(p) for p in cfg.transcript_roots.get(name, ())]
+        places = [p for p in places if p.exists()]
+        if not places:
+            continue
+        try:
+            adapter = get_adapter(name)
+        except ImportError as exc:
+            failed.append(FailedSource(str(places[0]), f"no adapter for {name}: {exc}"))
+            continue
+        for place in places:
+            try:
+                found = list(adapter.discover(place))
+                if not found and place.is_file() and root is not None:
+                    found = [place]
+            except Exception as exc:  # one unreadable place must not stop the others
+                failed.append(FailedSource(str(place), f"cannot list: {type(exc).__name__}: {exc}"))
+                continue
+            for path in found:
+                key = os.path.abspath(path)
+                if key in seen or guard.forbidden(key):
+                    continue
+                seen.add(key)
+                sig = signature(key)
+                if sig is not None:
+                    yield Source(name, adapter, Path(key), *sig)
+
+
+class _Guard:
+    """Whether a path lies under the model runs' scratch folders (as given or through symlinks)."""
+
+    def __init__(self, cfg: Config) -> None:
+        runs = cfg.home / "model-runs"
+        self.roots = sorted({os.path.abspath(runs), os.path.realpath(runs)})
+        self._real_dirs: dict[str, str] = {}
+
+    def forbidden(self, path: str) -> bool:
+        folder, name = os.path.split(path)
+        real = self._real_dirs.get(folder)
+        if real is None:
+            real = self._real_dirs[folder] = os.path.realpath(folder)
+        return any(self._under(p) for p in (path, os.path.join(real, name)))
+
+    def _under(self, path: str) -> bool:
+        return any(path == r or path.startswith(r + os.sep) for r in self.roots)
+
+
+def signature(path: str | Path) -> tuple[int, int, bool] | None:
+    """(size, mtime_ns, is_dir), or None when the source cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        size, mtime = 0, st.st_mtime_ns
+        for folder, dirs, files in os.walk(path):
+            for name in files + dirs:
+                try:
+                    sub = os.stat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                mtime = max(mtime, sub.st_mtime_ns)
+                if name in files:
+                    size += sub.st_size
+        return size, mtime, True
+    size, mtime = st.st_size, st.st_mtime_ns
+    try:
+        wal = os.stat(f"{path}-wal")
+        size, mtime = size + wal.st_size, max(mtime, wal.st_mtime_ns)
+    except OSError:
+        pass
+    return size, mtime, False
+
+
+def pending_sources(cfg: Config) -> tuple[int, int]:
+    """(files, bytes) of the sources the index does not hold as they are now: what `ingest` would
+    read. Never writes; an absent index means everything is pending."""
+    from hippo_git.index.db import IndexMissingError, connect
+    from hippo_git.index.scrub import Scrubber
+    from hippo_git.index.writer import source_key
+
+    known: dict[str, tuple[int, int]] = {}
+    try:
+        conn = connect(cfg.index_path, readonly=True)
+    except IndexMissingError:
+        conn = None
+    if conn is not None:
+        try:
+            known = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, size, mtime_ns FROM sources")}
+        finally:
+            conn.close()
+    scrub = Scrubber()
+    files = size = 0
+    for src in discover_sources(cfg, None, None, []):
+        if known.get(source_key(scrub, str(src.path))) != (src.size, src.mtime_ns):
+            files += 1
+            size += src.size
+    return files, size

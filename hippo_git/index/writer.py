@@ -1,0 +1,308 @@
+"""Writing one parsed source into the index, inside the caller's transaction.
+
+The source row (size, mtime, head hash, cursor) is written in the same transaction as the
+source's turns, so a killed ingest leaves either both or neither. Every string goes through
+the `Scrubber` first (invariant 2). Plain tuples and `executemany` keep the inner loop cheap.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+
+from hippo_git.index.scrub import Scrubber
+from hippo_git.transcripts.model import (
+    ANSWER,
+    PROMPT,
+    TOOL_CALL,
+    TOOL_OUTPUT,
+    TURN_KINDS,
+    ParsedSession,
+    ParseResult,
+    Turn,
+)
+
+# Notes a turn cites: `[[target]]`, `[[target|label]]`, `[[target#heading]]`, and `*.md` paths.
+_LINK = re.compile(r"\[\[([^\[\]\n|#]{1,200})(?:[|#][^\[\]\n]{0,200})?\]\]")
+_MD_PATH = re.compile(r"(?<![\w./~-])((?:~|\.{1,2})?/?[\w][\w./@+-]{0,300}?\.md)(?![\w/-])")
+# Injected context (system notices, compaction summaries) does not count as the session citing.
+_CITING_KINDS = frozenset((PROMPT, ANSWER, TOOL_CALL, TOOL_OUTPUT))
+_KINDS = frozenset(TURN_KINDS)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What identifies a source's content without reading it."""
+
+    size: int
+    mtime_ns: int
+    head_hash: str | None
+
+
+@dataclass
+class WriteStats:
+    turns_added: int = 0
+    turns_removed: int = 0
+    sessions: set[str] = field(default_factory=set)
+
+
+_UPSERT_SOURCE = """
+INSERT INTO sources(path, harness, size, mtime_ns, head_hash, offset, state_json, ingested_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+ON CONFLICT(path) DO UPDATE SET
+    harness = excluded.harness, size = excluded.size, mtime_ns = excluded.mtime_ns,
+    head_hash = excluded.head_hash, offset = excluded.offset, state_json = excluded.state_json,
+    ingested_at = excluded.ingested_at
+RETURNING id
+"""
+
+# A whole re-read states the session afresh; an appended part widens its time span.
+_UPSERT_SESSION_REPLACE = """
+INSERT INTO sessions(id, harness, cwd, title, started, ended, parent_id, model, git_branch, source_id,
+                     updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+ON CONFLICT(id) DO UPDATE SET
+    harness = excluded.harness, cwd = coalesce(excluded.cwd, cwd), title = coalesce(excluded.title, title),
+    started = coalesce(excluded.started, started), ended = coalesce(excluded.ended, ended),
+    parent_id = coalesce(excluded.parent_id, parent_id), model = coalesce(excluded.model, model),
+    git_branch = coalesce(excluded.git_branch, git_branch), source_id = excluded.source_id,
+    updated_at = excluded.updated_at
+"""
+_UPSERT_SESSION_APPEND = """
+INSERT INTO sessions(id, harness, cwd, title, started, ended, parent_id, model, git_branch, source_id,
+                     updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+ON CONFLICT(id) DO UPDATE SET
+    cwd = coalesce(excluded.cwd, cwd), title = coalesce(excluded.title, title),
+    started = coalesce(min(started, excluded.started), started, excluded.started),
+    ended = coalesce(max(ended, excluded.ended), ended, excluded.ended),
+    parent_id = coalesce(excluded.parent_id, parent_id), model = coalesce(excluded.model, model),
+    git_branch = coalesce(excluded.git_branch, git_branch), source_id = excluded.source_id,
+    updated_at = excluded.updated_at
+"""
+_INSERT_TURN = """
+INSERT INTO turns(id, session_id, seq, kind, text, ts, tool, is_error, source_id, paths_json, edited)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_INSERT_FTS = "INSERT INTO turns_fts(rowid, text) VALUES (?, ?)"
+_UPSERT_PATH = """
+INSERT INTO session_paths(session_id, path, edited) VALUES (?, ?, ?)
+ON CONFLICT(session_id, path) DO UPDATE SET edited = max(edited, excluded.edited)
+"""
+_INSERT_MENTION = "INSERT OR IGNORE INTO session_mentions(session_id, target, kind) VALUES (?, ?, ?)"
+
+
+def source_key(scrub: Scrubber, path: str) -> str:
+    """The `sources.path` of a transcript: its redacted path (with a digest when redaction changed it,
+    so two paths that differ only in a secret stay distinct)."""
+    key = scrub.small(path)
+    if key != path:
+        import hashlib
+
+        key += "#" + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return key
+
+
+def write_source(
+    conn: sqlite3.Connection,
+    scrub: Scrubber,
+    *,
+    key: str,
+    harness: str,
+    sig: Signature,
+    result: ParseResult,
+    reset: bool,
+    new: bool = False,
+) -> WriteStats:
+    """Store one parse of a source. `reset`: the source was re-read whole, so its old turns go first.
+    `new`: the index has never seen this source (nothing of it to replace or recount)."""
+    stats = WriteStats()
+    state = json.dumps(scrub.state(result.cursor.state), ensure_ascii=False, separators=(",", ":"))
+    (source_id,) = conn.execute(
+        _UPSERT_SOURCE, (key, harness, sig.size, sig.mtime_ns, sig.head_hash, result.cursor.offset, state)
+    ).fetchone()
+    orphans: set[str] = set()
+    if reset:
+        orphans = {
+            r[0]
+            for r in conn.execute("SELECT DISTINCT session_id FROM turns WHERE source_id = ?", (source_id,))
+        }
+        stats.turns_removed += conn.execute("DELETE FROM turns WHERE source_id = ?", (source_id,)).rowcount
+        orphans |= {r[0] for r in conn.execute("SELECT id FROM sessions WHERE source_id = ?", (source_id,))}
+    # Ids are handed out here (one writer holds the ingest lock) so each session's FTS rows are
+    # written in one executemany without reading the turns back.
+    ids = _Ids(conn.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0])
+    for parsed in result.sessions:
+        sid = _write_session(conn, scrub, harness, source_id, parsed, stats, ids)
+        orphans.discard(sid)
+    for sid in orphans:
+        # Sessions this source no longer holds: dropped unless another source still has turns for them.
+        left = conn.execute("SELECT count(*) FROM turns WHERE session_id = ?", (sid,)).fetchone()[0]
+        if left == 0:
+            conn.execute("DELETE FROM sessions WHERE id = ?", (sid,))
+        else:
+            conn.execute("UPDATE sessions SET turns = ? WHERE id = ?", (left, sid))
+    if new:
+        count = stats.turns_added
+    else:
+        count = conn.execute("SELECT count(*) FROM turns WHERE source_id = ?", (source_id,)).fetchone()[0]
+    conn.execute("UPDATE sources SET turns = ? WHERE id = ?", (count, source_id))
+    return stats
+
+
+@dataclass
+class _Ids:
+    last: int
+
+
+def _write_session(
+    conn: sqlite3.Connection,
+    scrub: Scrubber,
+    harness: str,
+    source_id: int,
+    parsed: ParsedSession,
+    stats: WriteStats,
+    ids: _Ids,
+) -> str:
+    info = parsed.info
+    sid = scrub.small(str(info.id))
+    harness = scrub.small(info.harness or harness)
+    owner = conn.execute("SELECT harness FROM sessions WHERE id = ?", (sid,)).fetchone()
+    if owner is not None and owner[0] != harness:
+        # Another harness already uses this id (fixtures reuse ids): qualify ours, never merge them.
+        sid = f"{harness}:{sid}"
+        owner = conn.execute("SELECT harness FROM sessions WHERE id = ?", (sid,)).fetchone()
+    fresh = owner is None  # a session the index does not hold yet: nothing to replace
+    append = parsed.mode == "append"
+    conn.execute(
+        _UPSERT_SESSION_APPEND if append else _UPSERT_SESSION_REPLACE,
+        (
+            sid,
+            harness,
+            scrub.opt(info.cwd),
+            scrub.opt(info.title),
+            scrub.ts(info.started),
+            scrub.ts(info.ended),
+            scrub.opt(info.parent_id),
+            scrub.opt(info.model),
+            scrub.opt(info.git_branch),
+            source_id,
+        ),
+    )
+    turns = parsed.turns
+    if not fresh:
+        _clear(conn, sid, source_id, turns, append, stats)
+    rows, paths, mentions = _turn_rows(scrub, sid, source_id, turns)
+    if rows:
+        first = ids.last + 1
+        ids.last += len(rows)
+        rows = [(n, *row) for n, row in enumerate(rows, first)]
+        conn.executemany(_INSERT_TURN, rows)
+        conn.executemany(_INSERT_FTS, [(row[0], row[4]) for row in rows])
+        stats.turns_added += len(rows)
+    if not fresh and not append:
+        paths = _paths_of_session(conn, sid)
+    if paths:
+        conn.executemany(_UPSERT_PATH, [(sid, p, e) for p, e in paths.items()])
+    if mentions:
+        conn.executemany(_INSERT_MENTION, [(sid, t, k) for t, k in mentions])
+    if fresh:
+        conn.execute("UPDATE sessions SET turns = ? WHERE id = ?", (len(rows), sid))
+    else:
+        conn.execute(
+            "UPDATE sessions SET turns = (SELECT count(*) FROM turns WHERE session_id = ?1) WHERE id = ?1",
+            (sid,),
+        )
+    stats.sessions.add(sid)
+    return sid
+
+
+def _clear(
+    conn: sqlite3.Connection, sid: str, source_id: int, turns: list[Turn], append: bool, stats: WriteStats
+) -> None:
+    """Make room for a session's new turns: an appended part replaces whatever sits at or after
+    its first seq; a whole session replaces this source's turns of it (and any at the same seqs)."""
+    if turns:
+        first = min(t.seq for t in turns)
+        last = max(t.seq for t in turns)
+        if append:
+            stats.turns_removed += conn.execute(
+                "DELETE FROM turns WHERE session_id = ? AND seq >= ?", (sid, first)
+            ).rowcount
+        else:
+            stats.turns_removed += conn.execute(
+                "DELETE FROM turns WHERE session_id = ? AND (source_id = ? OR seq BETWEEN ? AND ?)",
+                (sid, source_id, first, last),
+            ).rowcount
+    elif not append:
+        stats.turns_removed += conn.execute(
+            "DELETE FROM turns WHERE session_id = ? AND source_id = ?", (sid, source_id)
+        ).rowcount
+    if not append:
+        conn.execute("DELETE FROM session_paths WHERE session_id = ?", (sid,))
+        conn.execute("DELETE FROM session_mentions WHERE session_id = ?", (sid,))
+
+
+def _turn_rows(
+    scrub: Scrubber, sid: str, source_id: int, turns: list[Turn]
+) -> tuple[list[tuple[object, ...]], dict[str, int], set[tuple[str, str]]]:
+    rows: list[tuple[object, ...]] = []
+    paths: dict[str, int] = {}
+    mentions: set[tuple[str, str]] = set()
+    seen: set[int] = set()
+    text_of = scrub.text
+    small = scrub.small
+    for turn in turns:
+        if turn.seq in seen:
+            continue  # an adapter repeating a seq: the first one stands
+        seen.add(turn.seq)
+        text = text_of(turn.text) if turn.text else ""
+        kind = turn.kind if turn.kind in _KINDS else small(str(turn.kind))
+        paths_json = None
+        if turn.paths:
+            clean = [small(p) for p in turn.paths if p]
+            paths_json = json.dumps(clean, ensure_ascii=False)
+            edited = 1 if turn.edited else 0
+            for p in clean:
+                if paths.get(p, 0) < edited or p not in paths:
+                    paths[p] = edited
+        if kind in _CITING_KINDS and ("[[" in text or ".md" in text):
+            mentions.update(_mentions(text))
+        rows.append(
+            (
+                sid,
+                turn.seq,
+                kind,
+                text,
+                scrub.ts(turn.ts),
+                small(turn.tool) if turn.tool else None,
+                1 if turn.is_error else 0,
+                source_id,
+                paths_json,
+                1 if turn.edited else 0,
+            )
+        )
+    return rows, paths, mentions
+
+
+def _mentions(text: str) -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = set()
+    if "[[" in text:
+        found.update((m.strip(), "link") for m in _LINK.findall(text) if m.strip())
+    if ".md" in text:
+        found.update((m, "path") for m in _MD_PATH.findall(text))
+    return found
+
+
+def _paths_of_session(conn: sqlite3.Connection, sid: str) -> dict[str, int]:
+    """Every path the session's turns name (all sources), with whether any turn edited it."""
+    paths: dict[str, int] = {}
+    for paths_json, edited in conn.execute(
+        "SELECT paths_json, edited FROM turns WHERE session_id = ? AND paths_json IS NOT NULL", (sid,)
+    ):
+        for p in json.loads(paths_json):
+            if paths.get(p, 0) < edited or p not in paths:
+                paths[p] = edited
+    return paths

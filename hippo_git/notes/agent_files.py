@@ -1,0 +1,288 @@
+"""Editing other tools' files without clobbering them: JSON settings, marked Markdown blocks, TOML tables.
+
+Every edit is parse → change → write atomically; a file that does not parse is refused, never
+rewritten. JSON is written back in the file's own indentation and line endings, so a file in the
+usual `JSON.stringify(x, null, 2)` style round-trips byte for byte. For anything else, the first
+install keeps the file's original bytes under `$HIPPO_HOME/agent-backups/`; uninstall writes those
+bytes back when nothing but our entries changed since, and deletes the file only when we created it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hippo_git.errors import HippoError
+from hippo_git.notes.agent_spec import BLOCK_BEGIN, BLOCK_END, workspace_key
+
+
+@dataclass(frozen=True)
+class Change:
+    file: str  # relative to the workspace root
+    part: str  # hooks | mcp | block | rule
+    action: str  # created | updated | unchanged | removed | deleted | absent
+
+    def as_dict(self) -> dict[str, str]:
+        return {"file": self.file, "part": self.part, "action": self.action}
+
+
+def refuse(path: Path, why: str) -> HippoError:
+    return HippoError(
+        f"{path}: {why}; hippo left the file untouched",
+        hint="fix the file by hand (or move it away), then run the command again",
+    )
+
+
+def read_text(path: Path) -> str | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise refuse(path, f"cannot read it ({exc.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise refuse(path, "it is not UTF-8 text") from None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.hippo-tmp")
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    with tmp.open("w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    if mode is not None:
+        tmp.chmod(mode)
+    os.replace(tmp, path)
+
+
+def remove_file(path: Path, root: Path) -> None:
+    path.unlink(missing_ok=True)
+    # Drop folders we leave empty (.cursor/rules, .codex, ...), never the workspace root or above.
+    parent = path.parent
+    while parent != root and root in parent.parents:
+        try:
+            parent.rmdir()
+        except OSError:
+            break
+        parent = parent.parent
+
+
+# --- backups of the original bytes ----------------------------------------------------------------
+
+
+class Backups:
+    """Original bytes of the files one workspace's install touched, kept on this machine only."""
+
+    def __init__(self, home: Path, root: Path) -> None:
+        self.root = root
+        self.dir = home / "agent-backups" / workspace_key(str(root))
+
+    def _path(self, rel: str) -> Path:
+        return self.dir / (rel.replace("/", "%2F") + ".json")
+
+    def remember(self, rel: str, original: str | None) -> None:
+        """Keep the bytes from before our first change; later installs keep the first copy."""
+        path = self._path(rel)
+        if path.exists():
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps({"existed": original is not None, "text": original}))
+
+    def original(self, rel: str) -> tuple[bool, str | None] | None:
+        """(existed, text) from before our first change, or None when there is no backup."""
+        try:
+            data = json.loads(self._path(rel).read_text(encoding="utf-8"))
+            return bool(data["existed"]), data["text"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def forget(self, rel: str) -> None:
+        self._path(rel).unlink(missing_ok=True)
+
+
+# --- JSON -------------------------------------------------------------------------------------------
+
+
+def load_json(path: Path, text: str | None) -> dict[str, Any]:
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise refuse(path, f"it is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise refuse(path, "its top level is not a JSON object")
+    return data
+
+
+def dump_json(data: dict[str, Any], like: str | None) -> str:
+    """Serialise in the indentation and line endings of `like` (the file's current text)."""
+    indent: str | int = 2
+    if like:
+        match = re.search(r"[{\[][ \t]*\r?\n([ \t]+)\S", like)
+        if match:
+            indent = match.group(1)
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    if like is None or like.endswith("\n") or not like.strip():
+        text += "\n"
+    if like and "\r\n" in like:
+        text = text.replace("\n", "\r\n")
+    return text
+
+
+def is_list_of_dicts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+
+
+# --- marked Markdown blocks ----------------------------------------------------------------------
+
+
+def _block_spans(path: Path, text: str) -> list[tuple[int, int]]:
+    """(start, end) of each marked block, end just past the end marker's line break."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        begin = text.find(BLOCK_BEGIN, pos)
+        end = text.find(BLOCK_END, pos)
+        if begin < 0 and end < 0:
+            return spans
+        if begin < 0 or end < begin or text.find(BLOCK_BEGIN, begin + 1, end) >= 0:
+            raise refuse(path, f"its {BLOCK_BEGIN} / {BLOCK_END} markers do not pair up")
+        stop = end + len(BLOCK_END)
+        if text.startswith("\r\n", stop):
+            stop += 2
+        elif text.startswith("\n", stop):
+            stop += 1
+        spans.append((begin, stop))
+        pos = stop
+
+
+def has_block(path: Path, text: str | None) -> bool:
+    return bool(text) and bool(_block_spans(path, text or ""))
+
+
+def put_block(path: Path, text: str | None, block: str) -> str:
+    """`text` with our block replaced in place, or appended after a blank line."""
+    body = f"{BLOCK_BEGIN}\n{block.rstrip()}\n{BLOCK_END}\n"
+    current = text or ""
+    spans = _block_spans(path, current)
+    if spans:
+        start, stop = spans[0]
+        rest = current[stop:]
+        for s, e in reversed(spans[1:]):  # duplicates (e.g. from a merge) collapse into one block
+            rest_start, rest_stop = s - stop, e - stop
+            rest = rest[:rest_start] + rest[rest_stop:]
+        return current[:start] + body + rest
+    if not current.strip():
+        return body
+    sep = "\n" if current.endswith("\n") else "\n\n"
+    return current + sep + body
+
+
+def drop_block(path: Path, text: str) -> str:
+    """`text` without our blocks, and without the blank line `put_block` added before one."""
+    for start, stop in reversed(_block_spans(path, text)):
+        head, tail = text[:start], text[stop:]
+        if head.endswith("\n\n") and (not tail or tail.startswith("\n")):
+            head = head[:-1]
+        text = head + tail
+    return text
+
+
+# --- one TOML table -------------------------------------------------------------------------------
+
+_HEADER = re.compile(r"^[ \t]*\[\[?[^\]\n]*\]\]?[ \t]*(?:#.*)?$", re.M)
+
+
+def _is_ours(header: str, table: tuple[str, str]) -> bool:
+    names = re.findall(r"\"[^\"]*\"|'[^']*'|[^.\s\[\]]+", header)
+    names = [n.strip("\"'") for n in names]
+    return tuple(names[:2]) == table
+
+
+def _table_span(text: str, table: tuple[str, str]) -> tuple[int, int] | None:
+    headers = list(_HEADER.finditer(text))
+    for i, match in enumerate(headers):
+        if not _is_ours(match.group(0), table) or match.group(0).lstrip().startswith("[["):
+            continue
+        nxt = len(text)
+        for later in headers[i + 1 :]:
+            if not _is_ours(later.group(0), table):
+                nxt = later.start()
+                break
+        # Comments and blank lines just above the next table belong to that table.
+        body = text[match.start() : nxt]
+        lines = body.splitlines(keepends=True)
+        while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+            lines.pop()
+        return match.start(), match.start() + len("".join(lines))
+    return None
+
+
+def _without(data: dict[str, Any], table: tuple[str, str]) -> dict[str, Any]:
+    outer = dict(data)
+    inner = outer.get(table[0])
+    if isinstance(inner, dict):
+        inner = {k: v for k, v in inner.items() if k != table[1]}
+        if inner:
+            outer[table[0]] = inner
+        else:
+            outer.pop(table[0])
+    return outer
+
+
+def load_toml(path: Path, text: str | None) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text or "")
+    except tomllib.TOMLDecodeError as exc:
+        raise refuse(path, f"it is not valid TOML ({exc})") from None
+
+
+def toml_get(data: dict[str, Any], table: tuple[str, str]) -> Any:
+    inner = data.get(table[0])
+    return inner.get(table[1]) if isinstance(inner, dict) else None
+
+
+def put_toml_table(path: Path, text: str | None, table: tuple[str, str], body: str) -> str:
+    """`text` with the table `[a.b]` replaced in place (or appended); every other byte kept."""
+    current = text or ""
+    before = load_toml(path, current)
+    span = _table_span(current, table)
+    if span:
+        new = current[: span[0]] + body + current[span[1] :]
+    elif not current.strip():
+        new = body
+    else:
+        new = current + ("\n" if current.endswith("\n") else "\n\n") + body
+    _check_toml(path, before, new, table)
+    return new
+
+
+def drop_toml_table(path: Path, text: str, table: tuple[str, str]) -> str:
+    before = load_toml(path, text)
+    span = _table_span(text, table)
+    if span is None:
+        return text
+    head, tail = text[: span[0]], text[span[1] :]
+    if head.endswith("\n\n") and (not tail or tail.startswith("\n")):
+        head = head[:-1]
+    new = head + tail
+    _check_toml(path, before, new, table)
+    return new
+
+
+def _check_toml(path: Path, before: dict[str, Any], new: str, table: tuple[str, str]) -> None:
+    """The edit touched our table and nothing else, or it is refused."""
+    try:
+        after = tomllib.loads(new)
+    except tomllib.TOMLDecodeError:
+        after = None
+    if after is None or _without(after, table) != _without(before, table):
+        raise refuse(path, f"[{'.'.join(table)}] is defined in a way hippo cannot edit safely")

@@ -1,0 +1,308 @@
+"""The agent hooks: `git hippo hook <name>` for Claude Code, Codex, Cursor and Gemini CLI.
+
+`handle(event, payload_text, cwd)` returns (exit code, stdout, stderr) and never raises. The exit
+code is always 0: exit 2 erases the user's prompt in Claude Code and Codex, and any code but 0 or
+1 is a "deny" in Gemini. Stdout is only ever the harness's JSON shape (or nothing); stderr stays
+empty, since Gemini parses stderr when stdout is empty. Failures go to $HIPPO_HOME/logs/hooks.log,
+and every run stamps a heartbeat that `git hippo agent status` reads.
+
+This runs on every session start and prompt: no pygit2, GitPython or pydantic on this path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hippo_git.config import Config, find_worktree_root, hippo_home, load_config
+from hippo_git.errors import HippoError
+from hippo_git.notes import agent_state
+from hippo_git.notes.agent_spec import (
+    EVENTS,
+    INGEST_EVENT,
+    PRE_COMPACT,
+    PROMPT,
+    SESSION_END,
+    SESSION_START,
+    SPECS,
+    STOP,
+    HookSpec,
+)
+
+# Notes added next to a prompt: few, small, and only when they match the prompt well.
+PROMPT_NOTES = 3
+PROMPT_NOTE_BYTES = 2_500
+PROMPT_CONTEXT_BYTES = 6_000
+PROMPT_CHARS = 2_000  # a prompt is kept in the session record up to this length
+PROMPTS_KEPT = 200
+_PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+
+
+def handle(
+    event: str, payload_text: str, cwd: Path, env: Mapping[str, str] | None = None
+) -> tuple[int, str, str]:
+    env = os.environ if env is None else env
+    started = time.perf_counter()
+    payload = _parse(payload_text)
+    home = hippo_home(dict(env))
+    if event == INGEST_EVENT:
+        from hippo_git.notes.agent_ingest import run_background_ingest
+
+        run_background_ingest(home, payload)
+        return 0, "", ""
+    known = EVENTS.get(event)
+    if known is None:
+        agent_state.log(home, event, "unknown agent hook name; did nothing")
+        return 0, "", ""
+    harness, hook = known
+    root = _workspace(payload, cwd, env)
+    if root is None:
+        return 0, _nothing(harness, hook), ""
+    ok, detail, out = True, "", ""
+    try:
+        if harness == "claude-code" and env.get("CURSOR_VERSION") and _cursor_installed(root):
+            # Cursor runs Claude Code's hooks too; its own hippo hooks do the work there.
+            detail = "stepped aside: running inside Cursor, which has its own hippo hooks"
+        else:
+            out, detail = _run(harness, hook, payload, root, home, env)
+    except Exception as exc:  # a hook must never fail the agent
+        ok, detail = False, f"{type(exc).__name__}: {exc}"
+        agent_state.log(home, event, detail, None if isinstance(exc, HippoError) else exc)
+    agent_state.stamp(
+        home, root, harness, hook.kind, ok=ok, ms=(time.perf_counter() - started) * 1000, detail=detail
+    )
+    return 0, out or _nothing(harness, hook), ""
+
+
+def _parse(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text) if text and text.strip() else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _workspace(payload: dict[str, Any], cwd: Path, env: Mapping[str, str]) -> Path | None:
+    candidates: list[str] = []
+    if isinstance(payload.get("cwd"), str):
+        candidates.append(payload["cwd"])
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list):
+        candidates += [r for r in roots if isinstance(r, str)]
+    candidates += [env[k] for k in _PROJECT_ENV if env.get(k)]
+    candidates.append(str(cwd))
+    for candidate in candidates:
+        try:
+            return find_worktree_root(Path(candidate))
+        except (HippoError, OSError):
+            continue
+    return None
+
+
+def _keeps_records(cfg: Config) -> bool:
+    """Session records go in .hippo/sessions/, which only `git hippo init` makes git-ignored."""
+    return cfg.hippo_dir.is_dir()
+
+
+def _cursor_installed(root: Path) -> bool:
+    try:
+        text = (root / SPECS["cursor"].hooks_file).read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(hook.command in text for hook in SPECS["cursor"].hooks)
+
+
+def _nothing(harness: str, hook: HookSpec) -> str:
+    """What to print when there is nothing to say: Gemini wants JSON on stdout, always."""
+    if harness == "gemini":
+        return "{}"
+    if harness == "cursor":
+        return '{"continue": true}' if hook.kind == PROMPT else "{}"
+    return ""
+
+
+def _context_json(harness: str, hook: HookSpec, text: str) -> str:
+    if harness == "cursor":
+        return json.dumps({"additional_context": text}, ensure_ascii=False)
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": hook.event, "additionalContext": text}}, ensure_ascii=False
+    )
+
+
+def _session_id(payload: dict[str, Any], env: Mapping[str, str]) -> str | None:
+    for key in ("session_id", "conversation_id"):
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    value = env.get("GEMINI_SESSION_ID")
+    return value.strip() if value and value.strip() else None
+
+
+def _transcript(payload: dict[str, Any], env: Mapping[str, str]) -> str | None:
+    value = payload.get("transcript_path") or env.get("CURSOR_TRANSCRIPT_PATH")
+    return value if isinstance(value, str) and value else None
+
+
+def _run(
+    harness: str, hook: HookSpec, payload: dict[str, Any], root: Path, home: Path, env: Mapping[str, str]
+) -> tuple[str, str]:
+    """(stdout, heartbeat detail) of one hook."""
+    cfg = load_config(root, dict(env))
+    sid = _session_id(payload, env)
+    state = agent_state.SessionState.load(home, root, harness, sid or "unknown")
+    transcript = _transcript(payload, env)
+    if transcript:
+        state.transcript = transcript
+    if hook.kind == SESSION_START:
+        return _session_start(cfg, harness, hook, sid, state)
+    if hook.kind == PROMPT:
+        prompt = payload.get("prompt")
+        return _prompt(cfg, harness, hook, sid, state, prompt if isinstance(prompt, str) else "")
+    if hook.kind == SESSION_END and sid and _keeps_records(cfg):
+        _end(cfg, harness, sid)
+    state.save()
+    if (
+        hook.kind in (PRE_COMPACT, SESSION_END, STOP)
+        and state.transcript
+        and os.path.isfile(state.transcript)
+    ):
+        from hippo_git.notes.agent_ingest import spawn_ingest
+
+        spawn_ingest(home, root, [state])
+        return "", f"ingest of {state.transcript} started in the background"
+    return "", "no transcript to ingest"
+
+
+def _session_start(
+    cfg: Config, harness: str, hook: HookSpec, sid: str | None, state: agent_state.SessionState
+) -> tuple[str, str]:
+    from hippo_git.notes import context, declared
+
+    try:
+        block = _build(cfg, harness, context)
+    except HippoError as exc:
+        text = f"hippo_git could not build this repository's context block: {exc.message}" + (
+            f" ({exc.hint})" if exc.hint else ""
+        )
+        state.save()
+        return _context_json(harness, hook, text), f"context failed: {exc.message}"
+    if sid and _keeps_records(cfg):
+        declared.start_session(cfg, None, session_id=sid, harness=harness, context_bytes=block.size)
+    # After a compaction or a resume, what was given before may be gone: start the list afresh.
+    state.given = [p.label for p in block.parts if p.kind in ("entry", "required", "relevant")]
+    state.save()
+    _catch_up(cfg, state)
+    return _context_json(harness, hook, block.text), f"context {block.size} bytes, {len(state.given)} notes"
+
+
+def _build(cfg: Config, harness: str, context: Any) -> Any:
+    """The context block; for Claude Code within its 10,000-character hook cap when it can be."""
+    if harness == "claude-code" and cfg.context.budget_bytes > context.CLAUDE_HOOK_MAX_BYTES:
+        try:
+            return context.build_context(cfg, budget=context.CLAUDE_HOOK_MAX_BYTES)
+        except HippoError:
+            pass  # the required notes alone are bigger: Claude moves long text to a file, still usable
+    return context.build_context(cfg)
+
+
+def _catch_up(cfg: Config, state: agent_state.SessionState) -> None:
+    """Transcripts that grew after their last background ingest (killed, locked out) are read now."""
+    pending = agent_state.pending_transcripts(cfg.home, cfg.root, skip=state.session_id)
+    if pending:
+        from hippo_git.notes.agent_ingest import spawn_ingest
+
+        spawn_ingest(cfg.home, cfg.root, pending)
+
+
+def _prompt(
+    cfg: Config, harness: str, hook: HookSpec, sid: str | None, state: agent_state.SessionState, prompt: str
+) -> tuple[str, str]:
+    if not prompt.strip():
+        state.save()
+        return "", "empty prompt"
+    from hippo_git.transcripts.redact import Redactor
+
+    clean = Redactor().redact(prompt)
+    if sid and _keeps_records(cfg):
+        _record_prompt(cfg, harness, sid, clean)
+    state.prompts += 1
+    if harness == "cursor":  # beforeSubmitPrompt cannot add context
+        state.save()
+        return "", "prompt recorded"
+    notes = _new_notes(cfg, clean, state.given)
+    if not notes:
+        state.save()
+        return "", "prompt recorded; no new notes"
+    state.given += [path for path, _ in notes]
+    state.save()
+    text = "Notes from this repository's hippo_git memory that match this prompt (not shown earlier in the session):\n\n"
+    text += "\n".join(block for _, block in notes)
+    return _context_json(harness, hook, text), f"prompt recorded; {len(notes)} notes added"
+
+
+def _record_prompt(cfg: Config, harness: str, sid: str, prompt: str) -> None:
+    from hippo_git.index import records
+    from hippo_git.notes import declared
+
+    record = records.read_record(cfg.root, sid)
+    if not records.is_declared(record):
+        record = declared.start_session(cfg, None, session_id=sid, harness=harness)
+    assert record is not None
+    record = dict(record)
+    if not record.get("task"):
+        record["task"] = " ".join(prompt.split())[: records.TASK_CHARS]
+    prompts = [p for p in record.get("prompts") or [] if isinstance(p, str)]
+    prompts.append(prompt[:PROMPT_CHARS])
+    record["prompts"] = prompts[-PROMPTS_KEPT:]
+    records.write_record_dict(cfg.root, record)
+
+
+def _new_notes(cfg: Config, prompt: str, given: list[str]) -> list[tuple[str, str]]:
+    """(path, fenced text) of notes that match the prompt well and were not given yet."""
+    from hippo_git.notes import notes_index
+    from hippo_git.notes.context import fence_note
+    from hippo_git.notes.relevance import rank_relevant, task_terms
+
+    terms = task_terms(prompt)
+    if not terms:
+        return []
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        ranked = rank_relevant(conn, prompt, exclude=given, limit=PROMPT_NOTES)
+    finally:
+        conn.close()
+    out: list[tuple[str, str]] = []
+    total = 0
+    for item in ranked:
+        try:
+            text = (cfg.root / item.path).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        # A good match shares at least two of the prompt's words (one, for a one-word prompt).
+        lowered = text.lower()
+        shared = sum(1 for t in terms if t[:6] in lowered)
+        if shared < min(2, len(terms)):
+            continue
+        if len(text.encode("utf-8")) > PROMPT_NOTE_BYTES:
+            text = text.encode("utf-8")[:PROMPT_NOTE_BYTES].decode("utf-8", errors="ignore")
+            text += f"\n[… cut here; the whole note is {item.path}]\n"
+        block = fence_note(item.path, text, "relevant", "; ".join(item.why))
+        if total + len(block.encode("utf-8")) > PROMPT_CONTEXT_BYTES:
+            break
+        total += len(block.encode("utf-8"))
+        out.append((item.path, block))
+    return out
+
+
+def _end(cfg: Config, harness: str, sid: str) -> None:
+    from hippo_git.index import records
+    from hippo_git.notes import declared
+
+    if not records.is_declared(records.read_record(cfg.root, sid)):
+        declared.start_session(cfg, None, session_id=sid, harness=harness)
+    declared.end_session(cfg, session_id=sid)

@@ -1,0 +1,123 @@
+"""Ingesting one session's transcript in the background, so end-of-session hooks return at once.
+
+Claude Code gives SessionEnd hooks ~1.5 s in all; an ingest can take longer. The hook starts
+`python -m hippo_git hook ingest-transcript` in its own session (so the harness tearing down its
+process group does not kill it), hands it the transcripts on stdin and returns. That process waits
+for the index lock when another ingest holds it, and records how far it got, so the next session
+start catches up on whatever a killed or locked-out run missed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from hippo_git.notes import agent_state
+from hippo_git.notes.agent_spec import INGEST_EVENT, SPECS
+
+LOCK_WAIT_SECONDS = 60.0
+LOCK_POLL_SECONDS = 1.0
+
+
+def spawn_ingest(home: Path, root: Path, sessions: list[agent_state.SessionState]) -> None:
+    """Start a detached ingest of these sessions' transcripts and return without waiting."""
+    items = [
+        {"harness": s.harness, "session_id": s.session_id, "transcript": s.transcript}
+        for s in sessions
+        if s.transcript
+    ]
+    if not items:
+        return
+    logs = home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with (logs / "ingest-background.log").open("ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hippo_git", "hook", INGEST_EVENT],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            close_fds=True,
+        )
+    assert proc.stdin is not None
+    try:
+        # A few hundred bytes: well inside the pipe buffer, so this never blocks on the child.
+        proc.stdin.write(json.dumps({"root": str(root), "items": items}).encode("utf-8"))
+    finally:
+        proc.stdin.close()
+    proc.returncode = 0  # detached on purpose: no ResourceWarning about a child left running
+
+
+def _sources(harness: str, transcript: Path) -> list[Path]:
+    """The transcript, plus Claude Code's subagent transcripts kept beside it (`<id>/subagents/`)."""
+    sources = [transcript]
+    if harness == "claude-code":
+        sidecar = transcript.with_suffix("")
+        if sidecar.is_dir():
+            sources.append(sidecar)
+    return sources
+
+
+def run_background_ingest(home: Path, payload: dict[str, Any]) -> None:
+    """The detached side: ingest each transcript, waiting for the index lock; never raises."""
+    from hippo_git.config import load_config
+    from hippo_git.errors import HippoError, LockedError
+
+    root_text = payload.get("root")
+    items = payload.get("items")
+    if not isinstance(root_text, str) or not isinstance(items, list):
+        agent_state.log(home, INGEST_EVENT, "payload without root/items; nothing to do")
+        return
+    root = Path(root_text)
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        harness, sid, transcript = item.get("harness"), item.get("session_id"), item.get("transcript")
+        if harness not in SPECS or not isinstance(sid, str) or not isinstance(transcript, str):
+            continue
+        started = time.perf_counter()
+        path = Path(transcript)
+        try:
+            size = path.stat().st_size
+        except OSError:
+            agent_state.log(home, INGEST_EVENT, f"{transcript}: gone before it could be read")
+            continue
+        ok, detail = True, ""
+        try:
+            cfg = load_config(root)
+            turns = 0
+            for source in _sources(harness, path):
+                deadline = time.monotonic() + LOCK_WAIT_SECONDS
+                while True:
+                    try:
+                        turns += _ingest_one(cfg, SPECS[harness].transcript_harness, source)
+                        break
+                    except LockedError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(LOCK_POLL_SECONDS)
+            state = agent_state.SessionState.load(home, root, harness, sid)
+            state.transcript = state.transcript or transcript
+            state.ingested_size = max(state.ingested_size, size)
+            state.save()
+            detail = f"{transcript}: {turns} turns added"
+        except Exception as exc:
+            ok, detail = False, f"{transcript}: {type(exc).__name__}: {exc}"
+            agent_state.log(home, INGEST_EVENT, detail, None if isinstance(exc, HippoError) else exc)
+        ms = (time.perf_counter() - started) * 1000
+        agent_state.stamp(home, root, harness, "ingest", ok=ok, ms=ms, detail=detail)
+
+
+def _ingest_one(cfg: Any, harness: str, source: Path) -> int:
+    from hippo_git.index.ingest import ingest
+
+    summary = ingest(cfg, root=source, harness=harness)
+    if summary.failed:
+        reasons = "; ".join(f"{f.path}: {f.reason}" for f in summary.failed)
+        agent_state.log(cfg.home, INGEST_EVENT, f"some sources failed: {reasons}")
+    return int(summary.turns_added)

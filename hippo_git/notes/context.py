@@ -1,0 +1,384 @@
+"""The context block an agent gets at session start (`git hippo context`).
+
+Parts, in order: a header, the entry note and the required notes (required parts), a session
+line (branch, recent sessions here and their handoffs), up to five notes relevant to the task,
+and lint counts (optional parts). Optional parts are left out whole, lowest priority first, when
+the block would exceed the budget, and the block lists what was left out; when the required parts
+alone exceed it, building fails with the sizes instead of growing silently.
+
+This runs on every agent session start: it reads the working tree, `.git/HEAD` and SQLite
+directly and must not import pygit2, GitPython or pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from hippo_git.config import Config
+from hippo_git.errors import HippoError, UsageError
+from hippo_git.git.head import read_head
+from hippo_git.notes import declared, notes_index
+from hippo_git.notes.parse import extract_links, link_targets, split_front_matter
+from hippo_git.notes.relevance import rank_relevant
+
+# Claude Code caps a hook's additionalContext at 10,000 characters (longer text is moved to a
+# file); characters never outnumber UTF-8 bytes, so this byte budget always fits.
+CLAUDE_HOOK_MAX_BYTES = 9_500
+RELEVANT_LIMIT = 5
+RECENT_SESSIONS = 3
+HANDOFF_SESSIONS = 5
+HANDOFF_CHARS = 400
+_SECTION_ORDER = {
+    "header": 0,
+    "entry": 1,
+    "required": 2,
+    "missing": 3,
+    "session": 4,
+    "relevant": 5,
+    "lint": 6,
+}
+
+
+class Part(NamedTuple):
+    kind: str  # header | entry | required | missing | session | relevant | lint
+    label: str  # a note's repo-relative path, or the part's name
+    text: str
+    required: bool
+    why: str = ""
+
+    @property
+    def size(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "kind": self.kind,
+            "label": self.label,
+            "bytes": self.size,
+            "required": self.required,
+        }
+        if self.why:
+            out["why"] = self.why
+        return out
+
+
+@dataclass
+class ContextBlock:
+    task: str | None
+    budget: int
+    parts: list[Part]
+    left_out: list[Part]
+    text: str
+    branch: str | None = None
+    sessions: list[dict[str, Any]] = field(default_factory=list)
+    lint: dict[str, int] = field(default_factory=dict)
+    required_bytes: int = 0  # the block with its required parts only
+
+    @property
+    def size(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return {p.label: p.size for p in self.parts}
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "task": self.task,
+            "budget": self.budget,
+            "bytes": self.size,
+            "required_bytes": self.required_bytes,
+            "branch": self.branch,
+            "parts": [p.as_dict() for p in self.parts],
+            "left_out": [p.as_dict() for p in self.left_out],
+            "sessions": self.sessions,
+            "lint": self.lint,
+            "text": self.text,
+        }
+
+    def claude_hook(self) -> str:
+        return json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": self.text}},
+            ensure_ascii=False,
+        )
+
+
+def fence(tag: str, attrs: dict[str, str], text: str) -> str:
+    """`text` wrapped in `<tag attr="...">`…`</tag>`. The tag gets a numeric suffix when the text
+    itself contains the closing tag, so quoted text can never end the fence early."""
+    lowered = text.lower()
+    name, n = tag, 1
+    while f"</{name}" in lowered:
+        n += 1
+        name = f"{tag}-{n}"
+    opening = " ".join([name, *(f'{k}="{_attr(v)}"' for k, v in attrs.items() if v)])
+    body = text if text.endswith("\n") else text + "\n"
+    return f"<{opening}>\n{body}</{name}>\n"
+
+
+def fence_note(path: str, text: str, role: str, why: str = "") -> str:
+    return fence("note", {"path": path, "role": role, "why": why}, text)
+
+
+def _attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _read_note(cfg: Config, rel: str) -> tuple[str, str | None]:
+    """(repo-relative path, text or None when missing/outside notes_dir)."""
+    path = f"{cfg.notes_dir}/{rel.strip().lstrip('/')}"
+    full = (cfg.root / path).resolve()
+    notes_root = cfg.notes_path.resolve()
+    if notes_root not in full.parents:
+        return path, None
+    try:
+        return path, full.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return path, None
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _session_part(branch: str | None, detached: str | None, records: list[dict[str, Any]]) -> Part:
+    where = (
+        f"branch `{branch}`" if branch else (f"detached HEAD at {detached[:12]}" if detached else "no branch")
+    )
+    lines = ["## Session", f"Working on {where}."]
+    if records:
+        lines.append("Recent sessions in this workspace (newest first):")
+        for rec in records:
+            when = str(rec.get("ended") or rec.get("started") or "?")[:16].replace("T", " ")
+            what = rec.get("task") or rec.get("title") or "(no task recorded)"
+            state = "" if rec.get("ended") else " [still open]"
+            line = f"- {when} · {rec.get('harness') or 'unknown harness'} · {_one_line(str(what), 120)}{state} (session `{rec['id']}`)"
+            if rec.get("handoff"):
+                line += f"\n  handoff: {_one_line(str(rec['handoff']), HANDOFF_CHARS)}"
+            lines.append(line)
+    else:
+        lines.append("No earlier sessions are recorded in this workspace.")
+    return Part("session", "session", "\n".join(lines) + "\n", required=False)
+
+
+def _lint_part(counts: dict[str, int]) -> Part:
+    names = {
+        "broken_link": "broken link",
+        "ambiguous_link": "ambiguous link",
+        "front_matter": "bad front matter",
+        "orphan": "orphan",
+        "oversized": "oversized note",
+        "duplicate_title": "duplicate title",
+        "missing_context_note": "missing context note",
+    }
+
+    def listed(kinds: tuple[str, ...]) -> str:
+        found = [
+            f"{counts.get(k, 0)} {names[k]}{'s' if counts.get(k, 0) != 1 else ''}"
+            for k in kinds
+            if counts.get(k, 0)
+        ]
+        return f" ({', '.join(found)})" if found else ""
+
+    errors = listed(("broken_link", "ambiguous_link", "front_matter"))
+    warnings = listed(("orphan", "oversized", "duplicate_title", "missing_context_note"))
+    text = (
+        f"## Notes health\n{counts.get('notes', 0)} notes; `git hippo notes lint`: {counts.get('errors', 0)} errors{errors}, "
+        f"{counts.get('warnings', 0)} warnings{warnings}.\n"
+    )
+    return Part("lint", "lint", text, required=False)
+
+
+def render(parts: list[Part], left_out: list[Part], budget: int, short_footer: bool = False) -> str:
+    ordered = sorted(parts, key=lambda p: _SECTION_ORDER[p.kind])
+    chunks: list[str] = []
+    relevant_started = False
+    for part in ordered:
+        if part.kind == "relevant" and not relevant_started:
+            chunks.append("## Notes relevant to the task\n")
+            relevant_started = True
+        chunks.append(part.text)
+    if left_out:
+        if short_footer:
+            chunks.append(f"## Left out\n{len(left_out)} parts left out to stay within {budget:,} bytes.\n")
+        else:
+            items = ", ".join(f"{p.label} ({p.size:,} bytes)" for p in left_out)
+            chunks.append(
+                f"## Left out\nTo stay within {budget:,} bytes, these were left out: {items}. "
+                "Read notes from the repository when you need them.\n"
+            )
+    return "\n".join(chunks)
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def fit(required: list[Part], optional: list[Part], budget: int) -> tuple[list[Part], list[Part], str]:
+    """Add optional parts in priority order while they fit; leave the rest out whole."""
+    base = render(required, [], budget)
+    if _size(base) > budget:
+        sizes = "; ".join(f"{p.label} {p.size:,}" for p in required)
+        raise HippoError(
+            f"the required context is {_size(base):,} bytes, over the budget of {budget:,} bytes ({sizes})",
+            hint="raise budget_bytes in the [context] table of .hippo/hippo.toml, pass --budget, "
+            "or shorten the entry and required notes",
+        )
+    included = list(required)
+    left: list[Part] = []
+    for part in optional:
+        if _size(render([*included, part], left, budget)) <= budget:
+            included.append(part)
+        else:
+            left.append(part)
+    text = render(included, left, budget)
+    # The footer naming what was left out takes room too: drop more until it all fits.
+    while _size(text) > budget and len(included) > len(required):
+        dropped = included.pop()
+        left.insert(0, dropped)
+        text = render(included, left, budget)
+    if _size(text) > budget:
+        text = render(included, left, budget, short_footer=True)
+    if _size(text) > budget:
+        text = render(included, [], budget)  # the left-out list is also in ContextBlock.left_out
+    return included, left, text
+
+
+def _links_of(text: str | None) -> list[str]:
+    if not text:
+        return []
+    _, body, body_line, _ = split_front_matter(text)
+    return [link.target for link in extract_links(body, body_line + 1)]
+
+
+def build_context(
+    cfg: Config, task: str | None = None, budget: int | None = None, *, for_claude_hook: bool = False
+) -> ContextBlock:
+    """The context block for an agent starting work on `task` in this workspace.
+
+    `budget` defaults to `[context] budget_bytes`; `for_claude_hook` caps it at
+    CLAUDE_HOOK_MAX_BYTES so Claude Code takes the block inline.
+    """
+    budget = cfg.context.budget_bytes if budget is None else budget
+    if budget <= 0:
+        raise UsageError(f"the budget must be a positive number of bytes, not {budget}")
+    if for_claude_hook:
+        budget = min(budget, CLAUDE_HOOK_MAX_BYTES)
+    task = task.strip() if task and task.strip() else None
+
+    head = read_head(cfg.root)
+    header = "# Context from hippo_git\n" + (
+        f"The team's notes for this repository (in `{cfg.notes_dir}/`); each note is fenced with its path: "
+        "cite notes by path.\n"
+    )
+    if task:
+        header += f"Task: {_one_line(task, 300)}\n"
+    required: list[Part] = [Part("header", "header", header, required=True)]
+    missing: list[str] = []
+    entry_path, entry_text = _read_note(cfg, cfg.context.entry)
+    if entry_text is None:
+        missing.append(entry_path)
+    else:
+        required.append(Part("entry", entry_path, fence_note(entry_path, entry_text, "entry"), required=True))
+    required_texts: list[str] = []
+    shown = {entry_path}
+    for rel in cfg.context.required:
+        path, text = _read_note(cfg, rel)
+        if path in shown:
+            continue
+        shown.add(path)
+        if text is None:
+            missing.append(path)
+            continue
+        required_texts.append(text)
+        required.append(Part("required", path, fence_note(path, text, "required"), required=True))
+    if missing:
+        text = "Missing context notes (named in `.hippo/hippo.toml`, not found): " + ", ".join(missing) + "\n"
+        required.append(Part("missing", "missing", text, required=True))
+
+    records = declared.recent_records(cfg.root, limit=max(RECENT_SESSIONS, HANDOFF_SESSIONS))
+    handoff_targets = [t for r in records if r.get("handoff") for t in link_targets(str(r["handoff"]))]
+
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        counts = _lint_counts(cfg, conn)
+        relevant = _relevant_parts(cfg, conn, task, entry_text, required_texts, handoff_targets, shown)
+    finally:
+        conn.close()
+
+    optional = [
+        _session_part(head.branch, head.detached, records[:RECENT_SESSIONS]),
+        _lint_part(counts),
+        *relevant,
+    ]
+    parts, left, text = fit(required, optional, budget)
+    return ContextBlock(
+        task=task,
+        budget=budget,
+        parts=parts,
+        left_out=left,
+        text=text,
+        branch=head.branch,
+        sessions=[
+            {k: r.get(k) for k in ("id", "kind", "harness", "started", "ended", "task", "handoff")}
+            for r in records[:RECENT_SESSIONS]
+        ],
+        lint=counts,
+        required_bytes=_size(render(required, [], budget)),
+    )
+
+
+def _lint_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
+    cached = notes_index.get_meta(conn, notes_index.lint_cache_key(cfg))
+    if cached is not None:
+        counts: dict[str, int] = json.loads(cached)
+        return counts
+    from hippo_git.notes.lint import lint_counts  # only when a note changed since the last run
+
+    return lint_counts(cfg, conn)
+
+
+def _relevant_parts(
+    cfg: Config,
+    conn: sqlite3.Connection,
+    task: str | None,
+    entry_text: str | None,
+    required_texts: list[str],
+    handoff_targets: list[str],
+    shown: set[str],
+) -> list[Part]:
+    resolver = notes_index.IndexResolver(conn)
+
+    def resolved(targets: list[str]) -> list[str]:
+        out: dict[str, None] = {}
+        for target in targets:
+            path = resolver.resolve(target).path
+            if path is not None:
+                out.setdefault(path, None)
+        return list(out)
+
+    ranked = rank_relevant(
+        conn,
+        task,
+        required_links=resolved([t for text in required_texts for t in _links_of(text)]),
+        entry_links=resolved(_links_of(entry_text)),
+        handoff_links=resolved(handoff_targets),
+        exclude=shown,
+        limit=RELEVANT_LIMIT,
+    )
+    parts: list[Part] = []
+    for item in ranked:
+        try:
+            text = (cfg.root / item.path).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        why = "; ".join(item.why)
+        parts.append(
+            Part("relevant", item.path, fence_note(item.path, text, "relevant", why), required=False, why=why)
+        )
+    return parts

@@ -1,0 +1,140 @@
+"""`notes lint`: broken and ambiguous links, bad front matter (errors); orphans, oversized
+notes, duplicate titles, missing context notes (warnings)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+
+from hippo_git.config import Config
+from hippo_git.notes import notes_index
+from hippo_git.notes.graph import build_graph
+from hippo_git.notes.parse import Note
+from hippo_git.notes.resolve import Resolver, normalise
+
+ERROR_KINDS = ("broken_link", "ambiguous_link", "front_matter")
+WARNING_KINDS = ("orphan", "oversized", "duplicate_title", "missing_context_note")
+
+
+@dataclass(frozen=True)
+class LintIssue:
+    kind: str
+    path: str
+    message: str
+    line: int | None = None
+
+    @property
+    def severity(self) -> str:
+        return "error" if self.kind in ERROR_KINDS else "warning"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+        }
+
+
+@dataclass
+class LintReport:
+    notes: int
+    issues: list[LintIssue] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[LintIssue]:
+        return [i for i in self.issues if i.severity == "error"]
+
+    @property
+    def warnings(self) -> list[LintIssue]:
+        return [i for i in self.issues if i.severity == "warning"]
+
+    def counts(self) -> dict[str, int]:
+        out = {kind: 0 for kind in (*ERROR_KINDS, *WARNING_KINDS)}
+        for issue in self.issues:
+            out[issue.kind] += 1
+        out["errors"] = len(self.errors)
+        out["warnings"] = len(self.warnings)
+        out["notes"] = self.notes
+        return out
+
+    def as_dict(self) -> dict[str, object]:
+        return {"counts": self.counts(), "issues": [i.as_dict() for i in self.issues]}
+
+
+def lint_notes_list(notes: list[Note], cfg: Config, resolver: Resolver | None = None) -> LintReport:
+    """Lint a set of parsed notes (the working tree's, or any other set such as a staged tree)."""
+    report = LintReport(notes=len(notes))
+    graph = build_graph(notes, cfg.notes_dir, resolver)
+    for problem in graph.problems:
+        if problem.kind == "broken":
+            message = f"[[{problem.target}]] matches no note"
+        else:
+            message = f"[[{problem.target}]] is ambiguous: " + ", ".join(problem.candidates)
+        report.issues.append(LintIssue(f"{problem.kind}_link", problem.path, message, problem.line))
+    for note in notes:
+        if note.front_error:
+            report.issues.append(LintIssue("front_matter", note.path, note.front_error, 1))
+        if note.size > cfg.notes_max_bytes:
+            report.issues.append(
+                LintIssue(
+                    "oversized",
+                    note.path,
+                    f"{note.size:,} bytes, over notes.max_bytes = {cfg.notes_max_bytes:,}",
+                )
+            )
+    entry = f"{cfg.notes_dir}/{cfg.context.entry}"
+    for path in graph.orphans(exempt=(entry,)):
+        report.issues.append(LintIssue("orphan", path, "no links in or out"))
+    by_title: dict[str, list[str]] = {}
+    for note in notes:
+        by_title.setdefault(normalise(note.title), []).append(note.path)
+    for paths in by_title.values():
+        if len(paths) > 1:
+            for path in paths:
+                others = ", ".join(p for p in paths if p != path)
+                title = graph.notes[path].title
+                report.issues.append(
+                    LintIssue("duplicate_title", path, f"title {title!r} is also used by {others}")
+                )
+    for rel in (cfg.context.entry, *cfg.context.required):
+        path = f"{cfg.notes_dir}/{rel}"
+        if path not in graph.notes:
+            report.issues.append(
+                LintIssue(
+                    "missing_context_note", path, "named in [context] of .hippo/hippo.toml but does not exist"
+                )
+            )
+    report.issues.sort(key=lambda i: (i.severity != "error", i.path, i.line or 0, i.kind))
+    return report
+
+
+def lint_notes(cfg: Config, conn: sqlite3.Connection | None = None) -> LintReport:
+    """Lint the working tree's notes (through the notes index, refreshed first)."""
+    own = conn is None
+    conn = conn or notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        return lint_notes_list(notes_index.all_notes(conn), cfg, notes_index.resolver(conn))
+    finally:
+        if own:
+            conn.close()
+
+
+def lint_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
+    """Lint counts for the context block, cached in the notes index until a note changes.
+
+    Expects `conn` freshly refreshed (the refresh clears the cache when any note changed).
+    """
+    key = notes_index.lint_cache_key(cfg)
+    cached = notes_index.get_meta(conn, key)
+    if cached is not None:
+        counts: dict[str, int] = json.loads(cached)
+        return counts
+    counts = lint_notes_list(
+        notes_index.all_notes(conn, front=False), cfg, notes_index.resolver(conn)
+    ).counts()
+    notes_index.set_meta(conn, key, json.dumps(counts))
+    return counts

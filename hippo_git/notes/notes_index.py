@@ -1,0 +1,358 @@
+"""A per-workspace cache of the parsed notes with a full-text index (SQLite FTS5).
+
+Lives in `$HIPPO_HOME/notes/<sha of the worktree root>.sqlite`: a cache, never the truth (the
+notes are). Each read refreshes it incrementally: one `stat` per note file, compared with the
+stored (size, mtime); only changed notes are read and parsed again, so the agent-hook path stays
+fast with thousands of notes. A file changed less than two seconds ago is stored with mtime 0,
+so a second write within the same clock tick is still seen on the next refresh.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+from hippo_git.config import Config
+from hippo_git.notes.parse import Link, Note, parse_note_text
+from hippo_git.notes.resolve import Resolver, link_keys
+
+_RACY_NS = 2_000_000_000
+_MANIFEST_KEY = "manifest"
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "0001_notes",
+        """
+        CREATE TABLE notes(
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            title TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            front TEXT NOT NULL,
+            front_error TEXT,
+            links TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE notes_fts USING fts5(title, names, body, tokenize='porter unicode61');
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE link_keys(tbl TEXT NOT NULL, key TEXT NOT NULL, path TEXT NOT NULL);
+        CREATE INDEX link_keys_lookup ON link_keys(tbl, key);
+        CREATE INDEX link_keys_path ON link_keys(path);
+        """,
+    ),
+)
+
+
+class RefreshResult(NamedTuple):
+    updated: tuple[str, ...]  # repo-relative paths read again
+    removed: tuple[str, ...]
+    total: int
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.updated or self.removed)
+
+
+def _fnv1a64(data: bytes) -> int:
+    # A stable hash without loading hashlib/OpenSSL (~2.5 ms) on the agent-hook path.
+    value = 0xCBF29CE484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def index_file(cfg: Config) -> Path:
+    """`$HIPPO_HOME/notes/<hash of the worktree root>.sqlite`: one index per worktree."""
+    return cfg.home / "notes" / f"{_fnv1a64(str(cfg.root).encode('utf-8')):016x}.sqlite"
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    for name, sql in MIGRATIONS:
+        if name in done:
+            continue
+        with conn:
+            for statement in sql.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))
+
+
+def _connect(path: Path | str) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    if str(path) != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    _migrate(conn)
+    return conn
+
+
+def open_notes_index(cfg: Config) -> sqlite3.Connection:
+    """Open (creating or rebuilding when unreadable) this workspace's notes index.
+
+    Falls back to an in-memory index when $HIPPO_HOME cannot be written: slower, never wrong.
+    """
+    path = index_file(cfg)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return _connect(path)
+        except sqlite3.DatabaseError:
+            # A cache: a corrupt or foreign file is thrown away and rebuilt from the notes.
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            return _connect(path)
+    except (OSError, sqlite3.OperationalError):
+        return _connect(":memory:")
+
+
+def _walk(folder: Path, root: Path) -> dict[str, tuple[int, int]]:
+    """Repo-relative path → (size, mtime_ns) of every visible `.md` file under `folder`."""
+    found: dict[str, tuple[int, int]] = {}
+    root_len = len(str(root)) + 1
+    stack = [str(folder)]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = os.scandir(current)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.name.endswith(".md") and entry.is_file():
+                        st = entry.stat()
+                        found[entry.path[root_len:].replace(os.sep, "/")] = (st.st_size, st.st_mtime_ns)
+                except OSError:
+                    continue
+    return found
+
+
+def _stat_some(cfg: Config, paths: Iterable[str]) -> tuple[dict[str, tuple[int, int]], set[str]]:
+    """(stats of the given notes that exist, the given paths inside notes_dir)."""
+    prefix = cfg.notes_dir.strip("/") + "/"
+    found: dict[str, tuple[int, int]] = {}
+    wanted: set[str] = set()
+    for rel in paths:
+        rel = rel.replace("\\", "/").lstrip("/")
+        if not rel.startswith(prefix) or not rel.endswith(".md"):
+            continue
+        wanted.add(rel)
+        try:
+            st = (cfg.root / rel).stat()
+        except OSError:
+            continue
+        found[rel] = (st.st_size, st.st_mtime_ns)
+    return found, wanted
+
+
+def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_id: int | None) -> None:
+    links = json.dumps([[link.target, link.label, link.line] for link in note.links], ensure_ascii=False)
+    front = json.dumps(note.front, ensure_ascii=False, default=str)
+    values = (note.path, note.name, note.title, size, mtime_ns, front, note.front_error, links)
+    if row_id is None:
+        cur = conn.execute(
+            "INSERT INTO notes(path, name, title, size, mtime_ns, front, front_error, links) VALUES (?,?,?,?,?,?,?,?)",
+            values,
+        )
+        row_id = cur.lastrowid
+    else:
+        conn.execute(
+            "UPDATE notes SET path=?, name=?, title=?, size=?, mtime_ns=?, front=?, front_error=?, links=? WHERE id=?",
+            (*values, row_id),
+        )
+        conn.execute("DELETE FROM notes_fts WHERE rowid = ?", (row_id,))
+        conn.execute("DELETE FROM link_keys WHERE path = ?", (note.path,))
+    conn.executemany(
+        "INSERT INTO link_keys(tbl, key, path) VALUES (?,?,?)",
+        [(tbl, key, note.path) for tbl, key in set(link_keys(note.name, note.path, note.title))],
+    )
+    names = note.name.removesuffix(".md").replace("/", " ").replace("-", " ").replace("_", " ")
+    conn.execute(
+        "INSERT INTO notes_fts(rowid, title, names, body) VALUES (?,?,?,?)",
+        (row_id, note.title, names, note.body),
+    )
+
+
+def _manifest(on_disk: dict[str, tuple[int, int]]) -> str:
+    return "\n".join(f"{p}\t{s}\t{m}" for p, (s, m) in on_disk.items())
+
+
+def refresh(conn: sqlite3.Connection, cfg: Config, paths: Iterable[str] | None = None) -> RefreshResult:
+    """Bring the index in line with the notes on disk (all of them, or only `paths`).
+
+    A full refresh first compares a manifest of every (path, size, mtime) with the one stored
+    by the last full refresh: when equal (the common case) no row is even loaded.
+    """
+    manifest = None
+    if paths is None:
+        on_disk = _walk(cfg.notes_path, cfg.root)
+        scope: set[str] | None = None
+        manifest = _manifest(on_disk)
+        if manifest == get_meta(conn, _MANIFEST_KEY):
+            return RefreshResult((), (), len(on_disk))
+    else:
+        on_disk, scope = _stat_some(cfg, paths)
+    stored = {
+        row[0]: (row[1], row[2], row[3])
+        for row in conn.execute("SELECT path, id, size, mtime_ns FROM notes")
+        if scope is None or row[0] in scope
+    }
+    todo = [p for p, stat in on_disk.items() if stored.get(p, (None, None, None))[1:] != stat]
+    gone = [p for p in stored if p not in on_disk]
+    now = time.time_ns()
+    # Only a manifest without recently written files may stand for "nothing changed" later.
+    settled = manifest is not None and all(now - m >= _RACY_NS for _, m in on_disk.values())
+    if not todo and not gone:
+        if settled and manifest is not None:
+            set_meta(conn, _MANIFEST_KEY, manifest)
+        return RefreshResult((), (), len(stored) if scope is not None else len(on_disk))
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for rel in todo:
+            try:
+                raw = (cfg.root / rel).read_bytes()
+            except OSError:
+                gone.append(rel)
+                continue
+            note = parse_note_text(raw.decode("utf-8", errors="replace"), rel, cfg.notes_dir)
+            size, mtime_ns = on_disk[rel]
+            row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
+            _store(conn, note, size, 0 if now - mtime_ns < _RACY_NS else mtime_ns, row[0] if row else None)
+        for rel in gone:
+            row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
+            if row:
+                conn.execute("DELETE FROM notes_fts WHERE rowid = ?", (row[0],))
+                conn.execute("DELETE FROM link_keys WHERE path = ?", (rel,))
+                conn.execute("DELETE FROM notes WHERE id = ?", (row[0],))
+        # Cached lint results describe the old notes; a partial refresh outdates the manifest.
+        conn.execute("DELETE FROM meta WHERE key LIKE 'lint:%'")
+        if settled and manifest is not None:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (_MANIFEST_KEY, manifest))
+        else:
+            conn.execute("DELETE FROM meta WHERE key = ?", (_MANIFEST_KEY,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    total = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+    return RefreshResult(tuple(todo), tuple(gone), total)
+
+
+def refresh_notes_index(cfg: Config, paths: Iterable[str] | None = None) -> RefreshResult:
+    """Public entry for the post-merge hook: re-read changed notes (`paths` repo-relative).
+
+    When notes changed, the lint counts are recomputed here too, so the next agent session
+    start does not pay for it.
+    """
+    conn = open_notes_index(cfg)
+    try:
+        result = refresh(conn, cfg, paths)
+        if result.changed:
+            from hippo_git.notes.lint import lint_counts
+
+            lint_counts(cfg, conn)
+        return result
+    finally:
+        conn.close()
+
+
+def _row_note(row: tuple[str, str, str, int, str, str | None, str]) -> Note:
+    path, name, title, size, front, front_error, links = row
+    return Note(
+        path, name, title, json.loads(front), front_error, tuple(Link(*x) for x in json.loads(links)), size
+    )
+
+
+def _row_note_light(row: tuple[str, str, str, int, str | None, str]) -> Note:
+    path, name, title, size, front_error, links = row
+    return Note(path, name, title, {}, front_error, tuple(Link(*x) for x in json.loads(links)), size)
+
+
+_NOTE_COLUMNS = "path, name, title, size, front, front_error, links"
+
+
+def all_notes(conn: sqlite3.Connection, *, front: bool = True) -> list[Note]:
+    """Every indexed note's metadata (no body), sorted by path; `front=False` skips decoding
+    front matter (lint needs only its error)."""
+    if front:
+        return [_row_note(r) for r in conn.execute(f"SELECT {_NOTE_COLUMNS} FROM notes ORDER BY path")]
+    sql = "SELECT path, name, title, size, front_error, links FROM notes ORDER BY path"
+    return [_row_note_light(r) for r in conn.execute(sql)]
+
+
+def resolver(conn: sqlite3.Connection) -> Resolver:
+    """An in-memory resolver over every note, from the stored link keys (for resolving many links)."""
+    return Resolver.from_keys(conn.execute("SELECT tbl, key, path FROM link_keys"))
+
+
+def notes_by_path(conn: sqlite3.Connection, paths: Iterable[str]) -> dict[str, Note]:
+    wanted = list(dict.fromkeys(paths))
+    out: dict[str, Note] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(f"SELECT {_NOTE_COLUMNS} FROM notes WHERE path IN ({marks})", chunk):
+            out[row[0]] = _row_note(row)
+    return out
+
+
+def search(conn: sqlite3.Connection, match: str, limit: int) -> list[tuple[str, float]]:
+    """(path, score) for an FTS5 MATCH expression, best first; score > 0, higher is better."""
+    if not match:
+        return []
+    try:
+        rows = conn.execute(
+            "SELECT n.path, r.rank FROM (SELECT rowid, bm25(notes_fts, 4.0, 3.0, 1.0) AS rank FROM notes_fts"
+            " WHERE notes_fts MATCH ? ORDER BY rank LIMIT ?) r JOIN notes n ON n.id = r.rowid ORDER BY r.rank",
+            (match, limit),
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return [(path, -rank) for path, rank in rows]
+
+
+class IndexResolver(Resolver):
+    """The same resolution as `Resolver`, by indexed lookups: no need to load every note."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__()
+        self._conn = conn
+
+    def _find(self, table: str, key: str) -> set[str]:
+        rows = self._conn.execute(
+            "SELECT path FROM link_keys WHERE tbl = ? AND key = ?",
+            (table, key),
+        )
+        return {str(r[0]) for r in rows}
+
+
+def lint_cache_key(cfg: Config) -> str:
+    """Cached lint counts depend on these settings as well as on the notes."""
+    return "lint:" + json.dumps(
+        [cfg.notes_dir, cfg.notes_max_bytes, cfg.context.entry, list(cfg.context.required)]
+    )
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    # A busy or read-only cache only costs a recomputation next time.
+    with contextlib.suppress(sqlite3.OperationalError):
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))

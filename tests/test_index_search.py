@@ -1,0 +1,213 @@
+"""Search and sessions: ranking, snippets, filters, id prefixes, garbage queries, and the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hippo_git.config import Config
+from hippo_git.errors import HippoError, UsageError
+from hippo_git.index.db import IndexMissingError, connect
+from hippo_git.index.ingest import ingest
+from hippo_git.index.search import search, word_queries
+from hippo_git.index.sessions import get_session, get_turns, list_sessions, parse_since, resolve_session_id
+from tests.conftest import make_repo
+from tests.index_support import claude_lines, config, write_jsonl
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> tuple[Path, Config]:
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude"
+    write_jsonl(
+        folder / "a" / "abc111.jsonl",
+        claude_lines(
+            "abc111",
+            str(repo),
+            [
+                ("user", "Why does the rebase of the proposals branch fail?"),
+                (
+                    "assistant",
+                    "The rebase fails because the receipts ref moved; fetch receipts first, then rebase.",
+                ),
+            ],
+            day="2026-01-05",
+            title="Rebase trouble",
+        ),
+    )
+    write_jsonl(
+        folder / "b" / "abc222.jsonl",
+        claude_lines(
+            "abc222",
+            "/elsewhere/project",
+            [
+                ("user", "Tune the tokenizer for the search index"),
+                ("assistant", "Porter stemming helps: searching and searched both match search."),
+                ("user", "mention rebase once"),
+            ],
+            day="2026-02-10",
+        ),
+    )
+    write_jsonl(
+        folder / "c" / "xyz999.jsonl",
+        claude_lines(
+            "xyz999",
+            "/elsewhere/other",
+            [
+                ("user", "unrelated words about cooking pasta"),
+            ],
+            day="2026-02-11",
+        ),
+    )
+    cfg = config(repo, {"claude-code": [folder]})
+    ingest(cfg)
+    return repo, cfg
+
+
+def test_ranking_snippets_and_filters(indexed: tuple[Path, Config]) -> None:
+    repo, cfg = indexed
+    conn = connect(cfg.index_path, readonly=True)
+    hits = search(conn, "rebase receipts")
+    assert (hits[0].session_id, hits[0].seq) == ("abc111", 1)  # both words, and twice "rebase"
+    assert "«rebase»" in hits[0].snippet and "«receipts»" in hits[0].snippet
+    assert hits[0].harness == "claude-code" and hits[0].cwd == str(repo) and hits[0].title == "Rebase trouble"
+    assert hits[0].score > 0
+    # All words first; then any of them, ranked below.
+    keys = [(h.session_id, h.seq) for h in hits]
+    assert keys[0] == ("abc111", 1) and set(keys[1:]) == {("abc111", 0), ("abc222", 2)}
+
+    assert [h.session_id for h in search(conn, "searched")] == ["abc222", "abc222"]  # stemming
+    assert {h.session_id for h in search(conn, "rebase", harness="codex")} == set()
+    assert {h.session_id for h in search(conn, "rebase", since="2026-02-01")} == {"abc222"}
+    assert {h.session_id for h in search(conn, "rebase", session="abc111")} == {"abc111"}
+    assert {h.session_id for h in search(conn, "rebase", cwds=[str(repo)])} == {"abc111"}
+    assert {h.session_id for h in search(conn, "rebase", cwds=[str(repo)], session_ids=["abc222"])} == {
+        "abc111",
+        "abc222",
+    }
+    assert len(search(conn, "rebase", limit=1)) == 1
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    "query", ['"foo', "AND OR (", "*", "NEAR(", "col:rebase", "^", "'", "-", "a AND", '"""']
+)
+def test_garbage_queries_never_crash(indexed: tuple[Path, Config], query: str) -> None:
+    _, cfg = indexed
+    conn = connect(cfg.index_path, readonly=True)
+    assert isinstance(search(conn, query), list)
+    conn.close()
+
+
+def test_word_queries_quote_every_token() -> None:
+    assert word_queries("*") == []
+    assert word_queries('say "hi') == ['"say" """hi"', '"say" OR """hi"']
+    assert word_queries("the rebase") == ['"rebase"']  # stopwords dropped when others remain
+    assert word_queries("the") == ['"the"']
+
+
+def test_raw_fts_syntax_errors_become_hippo_errors(indexed: tuple[Path, Config]) -> None:
+    _, cfg = indexed
+    conn = connect(cfg.index_path, readonly=True)
+    assert {h.session_id for h in search(conn, "rebas*", fts=True)} == {"abc111", "abc222"}
+    assert search(conn, "rebase NOT receipts", fts=True)[0].session_id == "abc222"
+    for bad in ('"foo', "AND OR (", "nosuchcol: x"):
+        with pytest.raises(HippoError) as err:
+            search(conn, bad, fts=True)
+        assert err.value.hint
+    conn.close()
+
+
+def test_sessions_prefixes_and_turns(indexed: tuple[Path, Config]) -> None:
+    repo, cfg = indexed
+    conn = connect(cfg.index_path, readonly=True)
+    assert [s.id for s in list_sessions(conn)] == ["xyz999", "abc222", "abc111"]
+    assert [s.id for s in list_sessions(conn, workspace_cwds=[str(repo)])] == ["abc111"]
+    assert [s.id for s in list_sessions(conn, limit=1)] == ["xyz999"]
+    assert resolve_session_id(conn, "xy") == "xyz999"
+    assert resolve_session_id(conn, "abc111") == "abc111"
+    with pytest.raises(HippoError, match="ambiguous: abc111, abc222"):
+        resolve_session_id(conn, "abc")
+    with pytest.raises(HippoError, match="no indexed session"):
+        resolve_session_id(conn, "nope")
+    with pytest.raises(UsageError):
+        resolve_session_id(conn, " ")
+    info = get_session(conn, "abc222")
+    assert info is not None and info.turns == 3 and info.cwd == "/elsewhere/project"
+    turns = get_turns(conn, "abc222")
+    assert [(t.seq, t.kind) for t in turns] == [(0, "prompt"), (1, "answer"), (2, "prompt")]
+    assert [t.seq for t in get_turns(conn, "abc222", seqs=[2, 0])] == [0, 2]
+    conn.close()
+
+
+def test_parse_since() -> None:
+    from datetime import UTC, datetime
+
+    now = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+    assert parse_since("7d", now) == "2026-03-03T12:00:00"
+    assert parse_since("12h", now) == "2026-03-10T00:00:00"
+    assert parse_since("2w", now) == "2026-02-24T12:00:00"
+    assert parse_since("2026-01-31") == "2026-01-31T00:00:00"
+    assert parse_since("2026-01-31T10:00:00+02:00") == "2026-01-31T08:00:00"
+    with pytest.raises(UsageError):
+        parse_since("last tuesday")
+
+
+def test_cli_search_sessions_and_show(indexed: tuple[Path, Config], hippo: Any) -> None:
+    repo, _ = indexed
+    run = hippo
+    res = run(["search", "rebase", "receipts", "--json"], cwd=repo)
+    assert res.exit_code == 0
+    data = json.loads(res.stdout)
+    assert data[0]["session_id"] == "abc111" and "«" in data[0]["snippet"]
+
+    res = run(["search", "rebase", "--workspace", "--json"], cwd=repo)
+    assert {h["session_id"] for h in json.loads(res.stdout)} == {"abc111"}
+    res = run(["search", "rebase", "--session", "abc2", "--since", "30d"], cwd=repo)
+    assert res.exit_code == 0
+    res = run(["search", "--fts", '"foo'], cwd=repo)
+    assert res.exit_code == 1 and "not valid FTS5" in res.stderr and "hint:" in res.stderr
+    res = run(["search", "x", "--session", "abc"], cwd=repo)
+    assert res.exit_code == 1 and "ambiguous" in res.stderr
+
+    res = run(["sessions", "--json", "--limit", "2"], cwd=repo)
+    assert [s["id"] for s in json.loads(res.stdout)] == ["xyz999", "abc222"]
+    res = run(["sessions", "--workspace"], cwd=repo)
+    assert "abc111" in res.stdout and "xyz999" not in res.stdout
+    res = run(["sessions", "show", "abc1"], cwd=repo)
+    assert res.exit_code == 0 and "[1] answer" in res.stdout and "receipts ref moved" in res.stdout
+    res = run(["sessions", "show", "abc1", "--json"], cwd=repo)
+    shown = json.loads(res.stdout)
+    assert shown["session"]["id"] == "abc111" and len(shown["turns"]) == 2
+
+
+def test_readers_without_an_index_get_a_hint(tmp_path: Path, hippo: Any) -> None:
+    with pytest.raises(IndexMissingError):
+        connect(tmp_path / "none.sqlite", readonly=True)
+    assert not (tmp_path / "none.sqlite").exists()
+    repo = make_repo(tmp_path / "repo")
+    res = hippo(["sessions"], cwd=repo)
+    assert res.exit_code == 1 and "git hippo ingest" in res.stderr
+
+
+def test_score_window_ranks_recent_matches_and_filters_stay_exact(
+    indexed: tuple[Path, Config], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hippo_git.index.search as search_module
+
+    _, cfg = indexed
+    conn = connect(cfg.index_path, readonly=True)
+    everything = {(h.session_id, h.seq) for h in search(conn, "rebase")}
+    assert everything == {("abc111", 0), ("abc111", 1), ("abc222", 2)}
+    monkeypatch.setattr(search_module, "SCORE_WINDOW", 1)
+    assert [(h.session_id, h.seq) for h in search(conn, "rebase")] == [("abc222", 2)]  # the newest match
+    # A filtered search that finds too few in the window ranks every match instead.
+    assert {(h.session_id, h.seq) for h in search(conn, "rebase", harness="claude-code")} == everything
+    assert {(h.session_id, h.seq) for h in search(conn, "rebase", session="abc111")} == {
+        ("abc111", 0),
+        ("abc111", 1),
+    }
+    conn.close()

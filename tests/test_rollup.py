@@ -37,7 +37,7 @@ def _setup(tmp_path: Path) -> tuple[Config, Path]:
             "bbb", str(repo), [("user", "tidy up"), ("bash", "rm -rf src", ""), ("assistant", "Removed it.")]
         ),
     )
-    ingest(cfg, records=False)
+    ingest(cfg, records=False, rollup=False)
     return cfg, folder
 
 
@@ -71,7 +71,7 @@ def test_only_sessions_whose_turns_changed_are_recomputed(tmp_path: Path) -> Non
     assert (again.rebuilt, again.recomputed) == (False, 0)
     more = claude_session("aaa", str(cfg.root), [("edit", f"{cfg.root}/parse.py", "a", "b")], start_minute=30)
     write_jsonl(folder / "aaa.jsonl", more, append=True)
-    ingest(cfg, records=False)
+    ingest(cfg, records=False, rollup=False)
     after = update_rollup(cfg)
     assert after.recomputed == 1
     assert _rows(cfg, "SELECT count(*) FROM edits WHERE session_id = 'aaa'") == [(2,)]
@@ -99,7 +99,7 @@ def test_sessions_gone_from_the_index_leave_the_rollup(tmp_path: Path) -> None:
     cfg, folder = _setup(tmp_path)
     update_rollup(cfg)
     (folder / "bbb.jsonl").unlink()
-    ingest(cfg, full=True, records=False)
+    ingest(cfg, full=True, records=False, rollup=False)
     summary = update_rollup(cfg)
     assert summary.removed == 1
     assert _rows(cfg, "SELECT DISTINCT session_id FROM incidents") == []
@@ -111,3 +111,10 @@ def test_no_index_yet_makes_an_empty_rollup(tmp_path: Path) -> None:
     cfg = config(repo, {})
     summary = update_rollup(cfg)
     assert summary.rebuilt and summary.sessions == 0
+
+
+def test_ingest_brings_the_rollup_up_to_date(tmp_path: Path) -> None:
+    cfg, folder = _setup(tmp_path)
+    ingest(cfg, records=False)  # the real entry point, with its rollup step
+    assert _rows(cfg, "SELECT session_id, kind, cause FROM incidents") == [("bbb", "destructive", 1)]
+    assert update_rollup(cfg).recomputed == 0  # nothing left for a later update to do

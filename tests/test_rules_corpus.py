@@ -134,7 +134,7 @@ def test_the_rollup_of_the_corpus_is_not_recomputed_when_nothing_changed(tmp_pat
     root = corpus("transcripts", "claude-code")
     repo = make_repo(tmp_path / "repo")
     cfg = Config(root=repo, home=tmp_path / "home", transcript_roots={"claude-code": (str(root),)})
-    ingest(cfg, records=False)
+    ingest(cfg, records=False, rollup=False)
     first = update_rollup(cfg)
     again = update_rollup(cfg)
     assert first.rebuilt and first.recomputed == first.sessions > 0

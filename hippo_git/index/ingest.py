@@ -101,11 +101,12 @@ def ingest(
     harness: str | None = None,
     progress: Progress | None = None,
     records: bool = True,
+    rollup: bool = True,
 ) -> IngestSummary:
     """Bring the index at `cfg.index_path` up to date with the transcripts on this machine.
 
     `root` + `harness` ingest one place only. `full` without them rebuilds the index from scratch;
-    with them it re-reads just those sources whole. `records=False` skips the derived session records.
+    with them it re-reads just those sources whole. `records=False` skips the derived session records, `rollup=False` the rollup update.
     """
     if root is not None and harness is None:
         raise UsageError("--root needs --harness", hint="say which harness wrote the transcripts under it")
@@ -132,6 +133,12 @@ def ingest(
             conn.close()
         if rebuild:
             _install(db_path, index_path)
+    if rollup:
+        # Issue 7: per-session facts are computed from the index by rules; the rollup has its own
+        # lock and cache, and recomputes only the sessions this run changed.
+        from hippo_git.index.rollup import update_rollup
+
+        update_rollup(cfg, None if rebuild else summary.changed_sessions)
     summary.seconds = time.monotonic() - started
     return summary
 

@@ -36,7 +36,12 @@ HARNESS_ROOT_DOC = "transcript folders to read, per harness (empty = the harness
 
 SCHEMA: tuple[Key, ...] = (
     Key("notes_dir", str, "notes", "folder of Markdown notes, relative to the repository root"),
-    Key("target_branch", str, "main", "branch whose notes dreaming updates (set by init to the current branch)"),
+    Key(
+        "target_branch",
+        str,
+        "main",
+        "branch whose notes dreaming updates (set by init to the current branch)",
+    ),
     Key(
         "model_command",
         list,
@@ -45,16 +50,39 @@ SCHEMA: tuple[Key, ...] = (
         "else the built-in offline `git hippo model heuristic`",
         ("workspace", "machine"),
     ),
-    Key("context.entry", str, "index.md", "the entry note, relative to notes_dir; always first in the context"),
+    Key(
+        "context.entry", str, "index.md", "the entry note, relative to notes_dir; always first in the context"
+    ),
     Key("context.required", list, [], "notes always in the context, relative to notes_dir"),
-    Key("context.budget_bytes", int, 9000, "the most bytes the context block may have (Claude Code caps hook output at 10,000 characters)"),
+    Key(
+        "context.budget_bytes",
+        int,
+        9000,
+        "the most bytes the context block may have (Claude Code caps hook output at 10,000 characters)",
+    ),
     Key("notes.max_bytes", int, 20000, "lint warns on notes larger than this"),
-    Key("dream.apply", str, "fast-forward", '"fast-forward" applies confirmed changes; "pull-request" leaves them on the proposals branch'),
+    Key(
+        "dream.apply",
+        str,
+        "fast-forward",
+        '"fast-forward" applies confirmed changes; "pull-request" leaves them on the proposals branch',
+    ),
     Key("dream.chunk_hours", int, 24, "dreaming reads sessions in windows of this many hours"),
     Key("dream.max_model_calls", int, 200, "cost guard: the most model calls in one run"),
     Key("dream.max_bytes", int, 4_000_000, "cost guard: the most prompt bytes sent to the model in one run"),
-    Key("dream.model_timeout_s", int, 300, "a model run is killed after this many seconds", ("workspace", "machine")),
-    Key("dream.stale_days", int, 7, "doctor warns when no dream succeeded for this many days while sessions exist"),
+    Key(
+        "dream.model_timeout_s",
+        int,
+        300,
+        "a model run is killed after this many seconds",
+        ("workspace", "machine"),
+    ),
+    Key(
+        "dream.stale_days",
+        int,
+        7,
+        "doctor warns when no dream succeeded for this many days while sessions exist",
+    ),
     Key("transcripts.roots", dict, {}, HARNESS_ROOT_DOC, ("workspace", "machine")),
 )
 _BY_NAME = {k.name: k for k in SCHEMA}
@@ -148,7 +176,9 @@ def find_worktree_root(start: Path) -> Path:
     raise NotARepoError(f"not inside a git working tree: {start}", hint="run this inside a git repository")
 
 
-def default_transcript_roots(workspace: Path | None, env: dict[str, str] | None = None) -> dict[str, tuple[str, ...]]:
+def default_transcript_roots(
+    workspace: Path | None, env: dict[str, str] | None = None
+) -> dict[str, tuple[str, ...]]:
     """Where each harness keeps transcripts by default on this machine."""
     env = dict(os.environ) if env is None else env
     home = Path(env.get("HOME", str(Path.home())))
@@ -229,7 +259,12 @@ def _check_type(path: Path, line: int, key: Key, value: Any) -> Any:
     if ok and key.name == "dream.apply":
         ok = value in ("fast-forward", "pull-request")
     if not ok:
-        expected = {str: "a string", int: "a positive whole number", list: "a list of strings", dict: "a table"}[key.kind]
+        expected = {
+            str: "a string",
+            int: "a positive whole number",
+            list: "a list of strings",
+            dict: "a table",
+        }[key.kind]
         if key.name == "dream.apply":
             expected = '"fast-forward" or "pull-request"'
         raise ConfigError(f"{path}:{line}: key {key.name!r} must be {expected}, not {value!r}")
@@ -260,7 +295,12 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
     for origin, table in ((root / WORKSPACE_FILE, workspace), (home / MACHINE_FILE, machine)):
         for harness, paths in dict(table.get("transcripts.roots", {})).items():
             listed = [paths] if isinstance(paths, str) else list(paths)
-            roots[harness] = tuple(str((root / os.path.expanduser(p)) if origin.parent.name == ".hippo" else Path(p).expanduser()) for p in listed)
+            roots[harness] = tuple(
+                str(
+                    (root / os.path.expanduser(p)) if origin.parent.name == ".hippo" else Path(p).expanduser()
+                )
+                for p in listed
+            )
             sources[f"transcripts.roots.{harness}"] = str(origin)
     return Config(
         root=root,

@@ -15,7 +15,9 @@ from tests.conftest import run_cli
 
 def test_hippo_home_follows_env_and_xdg(tmp_path: Path) -> None:
     assert hippo_home({"HIPPO_HOME": str(tmp_path / "h")}) == tmp_path / "h"
-    assert hippo_home({"XDG_DATA_HOME": str(tmp_path / "x"), "HOME": "/nowhere"}) == tmp_path / "x" / "hippo-git"
+    assert (
+        hippo_home({"XDG_DATA_HOME": str(tmp_path / "x"), "HOME": "/nowhere"}) == tmp_path / "x" / "hippo-git"
+    )
     assert hippo_home({"HOME": str(tmp_path)}) == tmp_path / ".local/share/hippo-git"
 
 
@@ -59,7 +61,9 @@ def test_machine_config_errors_and_scope(repo: Path, hermetic_env: Path) -> None
     (home / "config.toml").write_text('notes_dir = "elsewhere"\n')
     with pytest.raises(ConfigError, match="unknown key 'notes_dir'"):
         load_config(repo)
-    (home / "config.toml").write_text('model_command = ["llm", "-m", "x"]\n[transcripts.roots]\ncodex = ["~/rollouts"]\n')
+    (home / "config.toml").write_text(
+        'model_command = ["llm", "-m", "x"]\n[transcripts.roots]\ncodex = ["~/rollouts"]\n'
+    )
     cfg = load_config(repo)
     assert cfg.model_command == ("llm", "-m", "x")
     assert cfg.sources["model_command"] == str(home / "config.toml")

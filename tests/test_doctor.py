@@ -28,7 +28,10 @@ def healthy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     mp = pytest.MonkeyPatch()
     mp.setenv("HOME", str(base))
     mp.setenv("GIT_CONFIG_GLOBAL", str(base / ".gitconfig"))
-    mp.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "claude").exists()))
+    mp.setenv(
+        "PATH",
+        os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "claude").exists()),
+    )
     (base / ".gitconfig").write_text("")
     result = run_demo(base / "demo", env=dict(os.environ), now=datetime.now(UTC))
     mp.undo()
@@ -116,7 +119,9 @@ def test_lint_errors_model_and_dream_window(ws: Path, monkeypatch: pytest.Monkey
     (ws / ".hippo/dream-state.json").unlink(missing_ok=True)  # a clone has no per-person state
     sessions = ws / ".hippo/sessions"
     sessions.mkdir(parents=True, exist_ok=True)
-    (sessions / "s1.json").write_text(json.dumps({"version": 1, "kind": "declared", "id": "s1", "started": "2026-01-01T00:00:00Z"}))
+    (sessions / "s1.json").write_text(
+        json.dumps({"version": 1, "kind": "declared", "id": "s1", "started": "2026-01-01T00:00:00Z"})
+    )
     status, saw, fix = _status(ws, "dream window")
     assert status == "red" and "never dreamed" in saw and fix == "git hippo dream"
 

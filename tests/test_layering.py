@@ -7,7 +7,7 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "hippo_git"
 ORDER = ["cli", "team", "dream", "notes", "index", "transcripts", "git"]
-SHARED = {"config", "errors", "__init__"}
+SHARED = {"config", "errors", "files", "__init__"}  # serve every package
 ENTRY = {"__main__"}  # `python -m hippo_git` runs the CLI
 GIT_LIBS = {"pygit2", "git"}
 
@@ -37,7 +37,9 @@ def test_imports_run_one_way() -> None:
         for lineno, name in _imports(path):
             parts = name.split(".")
             if parts[0] in GIT_LIBS and here != "git":
-                violations.append(f"{path.relative_to(PKG)}:{lineno}: {name} (only hippo_git/git/ may use git libraries)")
+                violations.append(
+                    f"{path.relative_to(PKG)}:{lineno}: {name} (only hippo_git/git/ may use git libraries)"
+                )
             if parts[0] == "click" and here != "cli":
                 violations.append(f"{path.relative_to(PKG)}:{lineno}: click outside hippo_git/cli/")
             if parts[0] != "hippo_git" or len(parts) < 2:
@@ -49,7 +51,9 @@ def test_imports_run_one_way() -> None:
                 violations.append(f"{path.relative_to(PKG)}:{lineno}: shared module imports {name}")
                 continue
             if ORDER.index(target) <= ORDER.index(here):
-                violations.append(f"{path.relative_to(PKG)}:{lineno}: {here} imports {name} (runs the wrong way)")
+                violations.append(
+                    f"{path.relative_to(PKG)}:{lineno}: {here} imports {name} (runs the wrong way)"
+                )
     assert violations == []
 
 

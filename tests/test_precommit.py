@@ -79,7 +79,9 @@ def test_post_merge_lists_dream_changes_and_missing_receipts(ws: Path) -> None:
     propose(ws)
     propose(ws, "notes/ops.md", "# Ops\n", receipt=False)
     git(ws, "checkout", "-q", "main")
-    proc = subprocess.run(["git", "merge", "--ff-only", "hippo/proposals/r1"], cwd=ws, capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "merge", "--ff-only", "hippo/proposals/r1"], cwd=ws, capture_output=True, text=True
+    )
     assert proc.returncode == 0
     assert "hippo: re-read 2 changed note(s)" in proc.stderr
     assert "dream change arrived:" in proc.stderr and "(confirmed by core/skeptic)" in proc.stderr

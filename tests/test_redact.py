@@ -11,6 +11,7 @@ no scanner, ours included, trips over this file).
 from __future__ import annotations
 
 import base64
+import json
 import re
 from dataclasses import dataclass
 
@@ -264,6 +265,50 @@ def test_find_secrets_skips_personal_data_unless_asked() -> None:
     text = j("# Deploy\nowner: ada.lovelace@", "lovelace.dev\n", "token: ", "ghp_", A36, "\n")
     assert find_secrets(text) == [(3, "github_token")]
     assert find_secrets(text, ignore=()) == [(2, "email"), (3, "github_token")]
+
+
+# Escapes of a string rendered inside JSON (a tool's input, printed JSON): `\n`, `\t`, `\r`, `\"`,
+# `\u0027`... Right before a secret, an escape's letters must not join the secret's word.
+JSON_ESCAPES = ("\\n", "\\t", "\\r", '\\"', "\\u0027", "\\b", "\\f", "\\u00e9", "\\\\n")
+
+
+@pytest.mark.parametrize("kind", sorted(FAKE_SECRETS))
+def test_a_secret_right_after_a_json_escape_is_redacted(kind: str) -> None:
+    from tests.test_index_redaction import SECRETS  # each kind's secret leading its text
+
+    for text, secret in (SECRETS[kind], FAKE_SECRETS[kind]):
+        for escape in JSON_ESCAPES:
+            for before in ("", "x", "ok: "):
+                out, counts = redact(before + escape + text)
+                assert secret not in out, (escape, out)
+                assert counts.get(kind, 0) >= 1, (escape, out)
+        rendered = json.dumps({"command": "cd app\n" + text + "\ndone"})
+        out, counts = redact(rendered)
+        assert json.dumps(secret)[1:-1] not in out, out
+        assert counts.get(kind, 0) >= 1, out
+
+
+def test_escapes_around_a_secret_stay_readable() -> None:
+    sendgrid = j("SG.", "A" * 22, ".", "B" * 43)
+    assert redact("a\\n" + sendgrid) == ("a\\n[redacted:sendgrid_key]", {"sendgrid_key": 1})
+    # a bare value ends at an escaped line break; the next line is kept
+    out, _ = redact(json.dumps({"cmd": "PASSWORD=" + "hunter2x\nNEXT=1"}))
+    assert out == '{"cmd": "PASSWORD=[redacted:password]\\nNEXT=1"}'
+    # an escaped backslash before a letter is a backslash and a letter, not an escape
+    windows = json.dumps({"path": "C:\\npm\\" + j("npm_", A36)})
+    assert redact(windows)[0] == '{"path": "C:\\\\npm\\\\[redacted:npm_token]"}'
+
+
+def test_ordinary_text_rendered_in_json_is_left_alone() -> None:
+    texts = [
+        'pass = "decisions"\nself.token = nextchar\nSERVER_AUTH = "1.3.6.1.5.5.7.3.1"',
+        r"C:\Users\bob\AppData\Local\Temp\new_folder\table.py",
+        "keyboard_interrupt_handler\n\tbypass_cache=True\n\tcompass_heading=42",
+        "it's 'fine'\nnpm_install_helper_function_name_here",
+    ]
+    for text in texts:
+        rendered = json.dumps({"text": text}).replace("'", "\\u0027")
+        assert redact(rendered) == (rendered, {}), rendered
 
 
 def test_spans_are_sorted_and_never_overlap() -> None:

@@ -249,7 +249,9 @@ def test_blocked_steps_tool_errors_and_repeated_failures() -> None:
     s.bash("uv run pytest -q 2>&1 | tail -5", "Exit code 1\n1 failed", error=True)
     s.bash("uv run pytest -q", "12 passed")
     s.bash("make lint", "Exit code 2", error=True)  # once only: not repeated
-    s.bash("curl localhost:8080", "Exit code 7\ncurl: (7) Connection refused", error=True)  # a failure, not a block
+    s.bash(
+        "curl localhost:8080", "Exit code 7\ncurl: (7) Connection refused", error=True
+    )  # a failure, not a block
     found = [(i.kind, i.cause) for i in rules.failed_steps(s.turns, rules.commands(s.turns))]
     assert found == [("blocked", denied), ("tool_error", 2), ("tool_error", None), ("failing_command", first)]
 

@@ -15,7 +15,9 @@ from tests.conftest import git, make_repo, run_cli
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    root = make_repo(tmp_path / "ws", files={"notes/build.md": "# Build\n\nRun make.\n", "src/app.py": "x = 1\n"})
+    root = make_repo(
+        tmp_path / "ws", files={"notes/build.md": "# Build\n\nRun make.\n", "src/app.py": "x = 1\n"}
+    )
     init_workspace(root, install_hooks=False)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "hippo set up")
@@ -44,12 +46,21 @@ def propose(
     for name, content in (extra or {}).items():
         (root / name).write_text(content)
     git(root, "add", "-A")
-    proposal = Proposal(op="append", path=path, new=text, evidence=("s1#3",), rationale="seen in s1", pass_name="core/facts")
+    proposal = Proposal(
+        op="append", path=path, new=text, evidence=("s1#3",), rationale="seen in s1", pass_name="core/facts"
+    )
     (root / ".git" / "MSG").write_text(commit_message(proposal, before, "r1"))
     git(root, "commit", "-q", "-F", ".git/MSG")
     sha = git(root, "rev-parse", "HEAD")
     if receipt:
-        write_receipt(root, sha, proposal, verdict=verdict, before=before_override or before, after=_blob(root, sha, path))
+        write_receipt(
+            root,
+            sha,
+            proposal,
+            verdict=verdict,
+            before=before_override or before,
+            after=_blob(root, sha, path),
+        )
     return sha, proposal
 
 

@@ -121,7 +121,9 @@ def doctor_cmd(no_probe: bool, as_json: bool) -> None:
 @json_option
 def demo_cmd(directory: Path, as_json: bool) -> None:
     """Try hippo on built-in sample data: a scratch repo, sample sessions, ingest, dream, receipts."""
-    result = run_demo(directory, env=dict(os.environ), now=datetime.now(UTC), step=None if as_json else say)
+    result = run_demo(
+        directory, env=dict(os.environ), now=datetime.now(UTC), step=(lambda _: None) if as_json else say
+    )
     if as_json:
         emit_json(result.as_dict())
         return

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hippo_git.config import Config
 from hippo_git.dream.records import Reviewer
 from hippo_git.errors import HippoError, UsageError
-from hippo_git.index.records import write_json_atomic
+from hippo_git.files import write_json_atomic
 
 LESSON_VERSION = 1
 INBOX = "inbox"

@@ -80,6 +80,9 @@ class ReceiptBook:
     entries: list[ReceiptEntry] = field(default_factory=list)
     by_commit: dict[str, list[Receipt]] = field(default_factory=dict)
     by_proposal: dict[str, list[Receipt]] = field(default_factory=dict)
+    # identities already held, kept up to date by `add` so adding stays linear in what is added
+    _seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
+    _in_bucket: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
 
     @classmethod
     def load(cls, repo_root: Path, *, store: GitStore | None = None) -> ReceiptBook:
@@ -88,22 +91,22 @@ class ReceiptBook:
         return book
 
     def add(self, entries: Sequence[ReceiptEntry]) -> None:
-        seen = {(e.on, receipt_identity(e.receipt.line())) for e in self.entries}
         for entry in entries:
-            key = (entry.on, receipt_identity(entry.receipt.line()))
-            if key in seen:
+            identity = receipt_identity(entry.receipt.line())
+            if (entry.on, identity) in self._seen:
                 continue
-            seen.add(key)
+            self._seen.add((entry.on, identity))
             self.entries.append(entry)
             for commit in {entry.on, entry.receipt.commit}:
-                self._put(self.by_commit, commit, entry.receipt)
-            self._put(self.by_proposal, entry.receipt.proposal, entry.receipt)
+                self._put(self.by_commit, "c", commit, identity, entry.receipt)
+            self._put(self.by_proposal, "p", entry.receipt.proposal, identity, entry.receipt)
 
-    @staticmethod
-    def _put(index: dict[str, list[Receipt]], key: str, receipt: Receipt) -> None:
-        bucket = index.setdefault(key, [])
-        if receipt_identity(receipt.line()) not in {receipt_identity(r.line()) for r in bucket}:
-            bucket.append(receipt)
+    def _put(
+        self, index: dict[str, list[Receipt]], kind: str, key: str, identity: str, receipt: Receipt
+    ) -> None:
+        if (kind, key, identity) not in self._in_bucket:
+            self._in_bucket.add((kind, key, identity))
+            index.setdefault(key, []).append(receipt)
 
     def for_commit(self, commit: str) -> list[Receipt]:
         return list(self.by_commit.get(commit, []))

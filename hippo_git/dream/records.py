@@ -79,7 +79,9 @@ class Receipt(BaseModel):
     run: str = ""
 
     def line(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(
+            self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
 
 
 def parse_receipts(note_text: str) -> list[Receipt]:
@@ -128,7 +130,9 @@ def commit_message(proposal: Proposal, before: str, run_id: str) -> str:
         f"Hippo-Before: {before}",
         f"Hippo-Run: {run_id}",
     ]
-    return f"{subject}\n\nRationale from the model (untrusted text):\n{quoted}\n\n" + "\n".join(trailers) + "\n"
+    return (
+        f"{subject}\n\nRationale from the model (untrusted text):\n{quoted}\n\n" + "\n".join(trailers) + "\n"
+    )
 
 
 def replayed_message(original: str, replayed_from: str) -> str:

@@ -7,12 +7,11 @@ model calls, bytes in and out, time; and the cost guards. A resumed run extends 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hippo_git.dream.state import write_text_atomic
-from hippo_git.index.records import write_json_atomic
+from hippo_git.files import write_json_atomic, write_text_atomic
 
 REPORT_VERSION = 1
 
@@ -101,10 +100,21 @@ class RunReport:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data: dict[str, Any] = _plain(self)
         data["version"] = REPORT_VERSION
         data["totals"] = self.totals()
         return data
+
+
+def _plain(value: Any) -> Any:
+    """Dataclasses as dicts, lists as new lists: `asdict` without its deep copies of every leaf
+    (the report is rewritten after every chunk, so this is on a dream's hot path)."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    names = getattr(type(value), "__dataclass_fields__", None)
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
+    return value
 
 
 def load_chunks(hippo_dir: Path, run_id: str) -> list[ChunkEntry]:
@@ -133,7 +143,9 @@ def report_paths(hippo_dir: Path, run_id: str) -> tuple[Path, Path]:
 
 def write_report(hippo_dir: Path, report: RunReport) -> tuple[Path, Path]:
     json_path, md_path = report_paths(hippo_dir, report.run)
-    write_json_atomic(json_path, report.to_dict())
+    # A running report is rewritten after every chunk of a long run: on one line, which json's C
+    # encoder writes (indenting is done in pure Python and made this rewrite a dream's largest cost).
+    write_json_atomic(json_path, report.to_dict(), indent=None if report.status == "running" else 2)
     write_text_atomic(md_path, render_markdown(report))
     return json_path, md_path
 

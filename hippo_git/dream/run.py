@@ -40,6 +40,9 @@ from hippo_git.index import db
 from hippo_git.index.records import read_records
 
 STEPS = ("propose", "validate", "commit", "review", "receipt", "apply", "state")
+# A finished pass rewrites the report only when the last write is this old: with a real model every
+# pass does, while a fast model is not slowed by rewriting a growing report after every pass.
+PROGRESS_EVERY_S = 1.0
 
 
 class ApplyStopped(HippoError):
@@ -86,6 +89,7 @@ class _Run:
         self.written: dict[str, Receipt] = {}  # receipts this run wrote, by commit
         self.seen: set[str] = set()  # ids of valid proposals this run already handled
         self._reverted: dict[str, list[str]] = {}
+        self._last_write = 0.0
 
     def reverted(self, path: str) -> list[str]:
         if path not in self._reverted:
@@ -112,7 +116,8 @@ class _Run:
         else:
             for p in self.passes:
                 entry.passes.append(self.run_pass(p, ev))
-                self.report_progress(entry)
+                if time.monotonic() - self._last_write >= PROGRESS_EVERY_S:
+                    self.report_progress(entry)
             if self.report.apply_mode == "fast-forward":
                 self.apply(entry)
         entry.seconds = time.monotonic() - started
@@ -123,6 +128,7 @@ class _Run:
             c for c in self.report.chunks if (c.since, c.until) != (entry.since, entry.until)
         ] + [entry]
         write_report(self.cfg.hippo_dir, self.report)
+        self._last_write = time.monotonic()
 
     def run_pass(self, p: Pass, ev: gather.ChunkEvidence) -> PassEntry:
         entry = PassEntry(name=p.full_name)

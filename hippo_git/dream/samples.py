@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from hippo_git.dream.packs import CORE, shipped_root
-from hippo_git.dream.state import write_text_atomic
+from hippo_git.files import write_text_atomic
 
 
 def sample_dir() -> Path:

@@ -8,21 +8,14 @@ chunk completes, so the window only ever advances over finished chunks.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
-import os
-import socket
-import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from hippo_git.config import Config
-from hippo_git.errors import LockedError
-from hippo_git.index.records import write_json_atomic
+from hippo_git.files import FileLock, write_json_atomic
 
 STATE_FILE = "dream-state.json"
 LOCK_FILE = "dream.lock"
@@ -83,19 +76,6 @@ def load_state(hippo_dir: Path) -> DreamState:
     return DreamState(windows=windows, current=current, runs=runs)
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def last_success(cfg: Config) -> datetime | None:
     """When the window of this person's last completed dream ended (None: never dreamed here)."""
     ends = []
@@ -113,39 +93,12 @@ def save_state(hippo_dir: Path, state: DreamState) -> None:
     write_json_atomic(state_path(hippo_dir), state.to_dict())
 
 
-class DreamLock:
-    """One dream per workspace at a time. `flock` dies with its holder, so the lock file of a killed
-    dream is simply taken over; the pid and host in it only serve the message."""
+class DreamLock(FileLock):
+    """One dream per workspace at a time; the lock of a killed dream is simply taken over."""
 
     def __init__(self, hippo_dir: Path) -> None:
-        self.path = hippo_dir / LOCK_FILE
-        self._fd: int | None = None
-
-    def __enter__(self) -> DreamLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            holder = self.path.read_text(encoding="utf-8", errors="replace").strip()
-            raise LockedError(
-                f"another dream is running in this workspace{f' ({holder})' if holder else ''}",
-                hint="wait for it to finish; a dream that was killed releases the lock by itself",
-            ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode())
-        self._fd = fd
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._fd is None:
-            return
-        fd, self._fd = self._fd, None
-        try:
-            os.ftruncate(fd, 0)
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+        super().__init__(
+            hippo_dir / LOCK_FILE,
+            busy="another dream is running in this workspace",
+            hint="wait for it to finish; a dream that was killed releases the lock by itself",
+        )

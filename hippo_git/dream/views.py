@@ -170,6 +170,9 @@ def proposal_branch_health(repo_root: Path, cfg: Config) -> list[BranchProblem]:
         waiting = statuses.count("confirmed")
         if waiting and cfg.dream.apply == "fast-forward":
             problems.append(
-                BranchProblem(f"hippo/proposals/{run}: {waiting} confirmed proposal(s) never applied", f"git hippo apply {run}")
+                BranchProblem(
+                    f"hippo/proposals/{run}: {waiting} confirmed proposal(s) never applied",
+                    f"git hippo apply {run}",
+                )
             )
     return problems

@@ -1,8 +1,7 @@
-"""Reading commits of a range and whole notes refs with few git calls (verify, post-merge)."""
+"""Reading the commits of a range with one git call (verify, post-merge)."""
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,28 +59,6 @@ def commits_in_range(root: Path, rev_range: str) -> list[CommitInfo]:
             changes.append(FileChange(path=path, old_blob=fields[2], new_blob=fields[3], status=fields[4][0]))
         commits.append(CommitInfo(sha, tuple(parents.split()), message.strip("\n") + "\n", tuple(changes)))
     return commits
-
-
-def read_notes(root: Path, notes_ref: str) -> dict[str, str]:
-    """Every note on `notes_ref` as {annotated commit: note text}."""
-    proc = run_git(["notes", f"--ref={notes_ref}", "list"], cwd=root, check=False)
-    if proc.returncode != 0:
-        return {}
-    pairs = [line.split() for line in proc.stdout.splitlines() if line.strip()]
-    if not pairs:
-        return {}
-    request = "".join(f"{blob}\n" for blob, _ in pairs).encode()
-    data = subprocess.run(
-        ["git", "cat-file", "--batch"], cwd=root, input=request, capture_output=True, check=True
-    ).stdout
-    notes: dict[str, str] = {}
-    pos = 0
-    for _, commit in pairs:
-        nl = data.index(b"\n", pos)
-        size = int(data[pos:nl].split()[2])
-        notes[commit] = data[nl + 1 : nl + 1 + size].decode("utf-8", errors="replace")
-        pos = nl + 1 + size + 1
-    return notes
 
 
 def rev_parse(root: Path, rev: str) -> str | None:

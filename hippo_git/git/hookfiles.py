@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from hippo_git.errors import HippoError
+from hippo_git.files import write_text_atomic
 from hippo_git.git.repo import RepoInfo
 
 MARKER = "hippo-git managed hook"
@@ -41,10 +42,7 @@ def is_ours(path: Path) -> bool:
 
 
 def _write_executable(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.hippo-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(0o755)
-    os.replace(tmp, path)
+    write_text_atomic(path, text, mode=0o755)
 
 
 def install_hooks(info: RepoInfo, hooks: tuple[str, ...] = GIT_HOOKS) -> list[HookChange]:

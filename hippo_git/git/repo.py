@@ -75,7 +75,9 @@ def discover(start: Path) -> RepoInfo:
                 f"{start} is a bare repository (no working tree)",
                 hint="run hippo in a clone with a working tree; notes live in files",
             )
-        raise NotARepoError(f"not a git repository: {start}", hint="run `git init` first, or cd into a repository")
+        raise NotARepoError(
+            f"not a git repository: {start}", hint="run `git init` first, or cd into a repository"
+        )
     lines = proc.stdout.splitlines()
     if lines[0] == "true" or len(lines) < 4:
         raise NotARepoError(

@@ -8,12 +8,12 @@ pydantic model (`SessionRecord`, in `record_model`) is imported only by the vali
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from hippo_git.files import write_json_atomic
 
 if TYPE_CHECKING:
     from hippo_git.index.record_model import SessionRecord
@@ -85,20 +85,6 @@ def write_record_dict(root: Path, data: dict[str, Any]) -> Path:
     path = record_path(root, str(data["id"]))
     write_json_atomic(path, data)
     return path
-
-
-def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def is_declared(data: dict[str, Any] | None) -> bool:

@@ -10,7 +10,6 @@ bytes back when nothing but our entries changed since, and deletes the file only
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hippo_git.errors import HippoError
+from hippo_git.files import write_text_atomic
 from hippo_git.notes.agent_spec import BLOCK_BEGIN, BLOCK_END, workspace_key
 
 
@@ -51,15 +51,7 @@ def read_text(path: Path) -> str | None:
         raise refuse(path, "it is not UTF-8 text") from None
 
 
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.hippo-tmp")
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    with tmp.open("w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    if mode is not None:
-        tmp.chmod(mode)
-    os.replace(tmp, path)
+write_atomic = write_text_atomic
 
 
 def remove_file(path: Path, root: Path) -> None:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hippo_git.files import write_json_atomic
 from hippo_git.notes.agent_spec import workspace_key
 
 LOG_MAX_BYTES = 1_000_000
@@ -29,10 +30,7 @@ def now_iso() -> str:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+    write_json_atomic(path, data, indent=None)
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from hippo_git.config import load_config
-from hippo_git.dream.records import RECEIPTS_REF, parse_trailers
-from hippo_git.git.commits import commits_in_range, read_notes, rev_parse
+from hippo_git.dream.receipts import ReceiptBook
+from hippo_git.dream.records import parse_trailers
+from hippo_git.git.commits import commits_in_range, rev_parse
 from hippo_git.git.staged import changed_between
 from hippo_git.notes.notes_index import refresh_notes_index
-from hippo_git.team.verify import ReceiptBook
+from hippo_git.team.verify import confirming_reviews
 
 
 def report_arrivals(root: Path) -> list[str]:
@@ -27,11 +28,13 @@ def report_arrivals(root: Path) -> list[str]:
     dream = [(c, t) for c, t in arrived if t is not None]
     if not dream:
         return lines
-    book = ReceiptBook(read_notes(root, RECEIPTS_REF))
+    book = ReceiptBook.load(root)
     missing = 0
     for commit, trailers in dream:
         assert trailers is not None
-        confirms = [r for r in book.reviews(trailers.proposal, commit.sha) if r.verdict == "confirm"]
+        confirms = [
+            r for r in confirming_reviews(book, trailers.proposal, commit.sha) if r.verdict == "confirm"
+        ]
         if confirms:
             lines.append(
                 f"hippo: dream change arrived: {commit.sha[:10]} {commit.subject} (confirmed by {confirms[0].reviewer.persona})"

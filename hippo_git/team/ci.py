@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from hippo_git import __version__
 from hippo_git.config import load_config
 from hippo_git.errors import HippoError
+from hippo_git.files import write_text_atomic
 from hippo_git.git.repo import discover
 
 WORKFLOW_PATH = Path(".github/workflows/hippo-review.yml")
@@ -87,8 +87,5 @@ def install_github(start: Path, *, install: str | None = None, force: bool = Fal
                 f"{path} exists and was not written by hippo", hint="move it away, or pass --force"
             )
     action = "updated" if path.exists() else "created"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.hippo-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, text)
     return CiInstall(path, action)

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from hippo_git.config import load_config
-from hippo_git.dream.runner import heuristic_argv
 from hippo_git.dream.run import DreamOptions, dream
+from hippo_git.dream.runner import heuristic_argv
 from hippo_git.dream.samples import install_samples
 from hippo_git.dream.views import proposals_view
 from hippo_git.errors import HippoError

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hippo_git.config import Config, load_config
 from hippo_git.errors import HippoError
+from hippo_git.files import lock_state
 from hippo_git.git import hookfiles
 from hippo_git.git.repo import RepoInfo, config_get, config_get_all, discover, remotes, run_git
 from hippo_git.git.staged import index_paths
@@ -205,22 +206,6 @@ def check_workspace_files(ctx: Context) -> list[Check]:
     return found
 
 
-def _lock_state(lock: Path) -> tuple[bool, int | None]:
-    """(held by some process now, the pid written in it). hippo's locks are flock()s."""
-    import fcntl
-
-    text = lock.read_text(encoding="utf-8", errors="replace") if lock.exists() else ""
-    pid = next((int(word) for word in text.split() if word.isdigit()), None)
-    fd = os.open(lock, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True, pid
-    finally:
-        os.close(fd)
-    return False, pid
-
-
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -240,7 +225,7 @@ def check_locks(ctx: Context) -> list[Check]:
         candidates += [*ctx.cfg.home.glob("*.lock")]
     held, stale = [], []
     for lock in candidates:
-        is_held, pid = _lock_state(lock)
+        is_held, pid = lock_state(lock)
         if is_held and pid is not None and not _alive(pid):
             stale.append(f"{lock} (pid {pid} is not running here)")
         elif is_held:

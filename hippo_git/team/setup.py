@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hippo_git.config import WORKSPACE_FILE, read_toml, workspace_template
+from hippo_git.files import write_text_atomic
 from hippo_git.git import hookfiles
 from hippo_git.git.repo import RepoInfo, config_add, config_set, discover, remotes
 
@@ -70,10 +70,7 @@ def _write_new(path: Path, text: str) -> bool:
     """Create `path` atomically unless it exists; True when written."""
     if path.exists():
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.hippo-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, text)
     return True
 
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hippo_git.config import load_config
-from hippo_git.dream.records import NULL_BLOB, RECEIPTS_REF, Receipt, parse_receipts, parse_trailers
+from hippo_git.dream.receipts import ReceiptBook
+from hippo_git.dream.records import NULL_BLOB, RECEIPTS_REF, Receipt, parse_trailers
 from hippo_git.errors import UsageError
-from hippo_git.git.commits import CommitInfo, commits_in_range, read_notes, rev_parse
+from hippo_git.git.commits import CommitInfo, commits_in_range, rev_parse
 from hippo_git.git.repo import discover
 
 
@@ -69,20 +70,10 @@ class VerifyReport:
         return "\n".join([head, "", *rows, foot]) + "\n"
 
 
-class ReceiptBook:
-    """All receipts of the repository, by proposal id and by commit."""
-
-    def __init__(self, notes: dict[str, str]) -> None:
-        self.by_proposal: dict[str, list[Receipt]] = {}
-        self.by_commit: dict[str, list[Receipt]] = {}
-        for commit, text in notes.items():
-            for receipt in parse_receipts(text):
-                self.by_commit.setdefault(commit, []).append(receipt)
-                self.by_proposal.setdefault(receipt.proposal, []).append(receipt)
-
-    def reviews(self, proposal: str, commit: str) -> list[Receipt]:
-        seen = [*self.by_proposal.get(proposal, []), *self.by_commit.get(commit, [])]
-        return [r for r in seen if r.kind == "review" and r.proposal == proposal]
+def confirming_reviews(book: ReceiptBook, proposal: str, commit: str) -> list[Receipt]:
+    """Review receipts for `proposal`, found by proposal id on any note or on `commit`'s note."""
+    seen = [*book.for_proposal(proposal), *book.for_commit(commit)]
+    return [r for r in seen if r.kind == "review" and r.proposal == proposal]
 
 
 def check_commit(commit: CommitInfo, book: ReceiptBook, notes_dir: str) -> CommitCheck:
@@ -116,7 +107,7 @@ def check_commit(commit: CommitInfo, book: ReceiptBook, notes_dir: str) -> Commi
             proposal=pid,
             path=change.path,
         )
-    reviews = book.reviews(pid, commit.sha)
+    reviews = confirming_reviews(book, pid, commit.sha)
     if not reviews:
         return fail(
             f"no receipt for proposal {pid[:12]} (run `git hippo sync`, or fetch {RECEIPTS_REF})",
@@ -163,7 +154,7 @@ def verify(start: Path, rev_range: str | None = None) -> VerifyReport:
     for rev in (base, tip or "HEAD"):
         if rev and rev_parse(root, rev) is None:
             raise UsageError(f"unknown revision {rev!r} in range {rev_range!r}")
-    book = ReceiptBook(read_notes(root, RECEIPTS_REF))
+    book = ReceiptBook.load(root)
     report = VerifyReport(range=rev_range)
     for commit in commits_in_range(root, rev_range):
         report.checks.append(check_commit(commit, book, cfg.notes_dir.strip("/")))

@@ -10,6 +10,12 @@ under a rarer character they contain; assignments (`password=`, `"api_key": "...
 are vetted in Python so that code such as `token = get_token()` is left alone. Spans are claimed
 in priority order (a vendor token beats the `password=` around it), never overlap, and the text
 is rebuilt once.
+
+Transcripts carry text rendered inside JSON strings (tool inputs, printed JSON), where a secret
+follows an escape such as `\\n`, `\\t` or `\\u0027`: the escape's letters would join the secret's
+word (`\\nSG.…` reads as the word `nSG`). Vendor tokens, context rules and emails are therefore
+found in a copy of the text with those escapes blanked (same length, so spans fit the text), and
+an assignment's name is delimited in that copy too.
 """
 
 from __future__ import annotations
@@ -29,6 +35,12 @@ _RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 _RUN_MASK = bytes(0x61 if chr(i) in _RUN_CHARS else 0x20 for i in range(256))
 _MIN_RUN = 20  # the shortest token looked for without a context word (AKIA + 16) is 20 long
 _RUN_NEEDLE = b"a" * _MIN_RUN
+_MAX_DOTTED_PREFIX = 26  # `SG.`, `ya29.`, a JWT header (19+ chars), with an escape before it
+# JSON escapes in a string, blanked to the same length; `\n` keeps a line break for rules that
+# read lines. `\"` and `\\` need nothing: neither character can be part of a secret's word.
+_BLANKED = (("\\n", " \n"), ("\\r", " \r"), ("\\t", "  "), ("\\b", "  "), ("\\f", "  "))
+_UNICODE_ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}")
+_HEX = frozenset(b"0123456789abcdefABCDEF")
 
 
 Rule = tuple[str, re.Pattern[str], bool, tuple[str, ...], bool]
@@ -114,6 +126,7 @@ _NOT_A_SECRET = re.compile(rules.VALUE_NOT_A_SECRET)
 _CODE = re.compile(rules.VALUE_CODE)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DOTTED_NAME = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+\Z")
+_LINE_ESCAPE = re.compile(r"\\[nrt]")
 _LINE_END = re.compile(r"[ \t]*(?:$|\r|\n|;|#|//)", re.M)
 _B64_40 = re.compile(r"[A-Za-z0-9/+]{40}\Z")
 _JSON_KEY_NEXT = re.compile(r"\\?[\"'`][ \t]*:(?!=)")
@@ -122,6 +135,31 @@ _STRICT_HEADS = frozenset({"auth", "pat"})  # names too common to trust without 
 _LOCAL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
 _DOMAIN = re.compile(rules.EMAIL_DOMAIN)
 _RESERVED = re.compile(rules.EMAIL_RESERVED_DOMAIN)
+
+
+def _blank_escapes(text: str) -> str:
+    """`text` with its JSON escape sequences blanked (same length). An escaped backslash (`\\\\n`
+    is a backslash and an `n`) is kept, unless the text holds NUL, the placeholder used for it."""
+    pairs = "\\\\" in text and "\x00" not in text
+    view = text.replace("\\\\", "\x00\x00") if pairs else text
+    for escape, blank in _BLANKED:
+        if escape in view:
+            view = view.replace(escape, blank)
+    if "\\u" in view:
+        view = _UNICODE_ESCAPE.sub("      ", view)
+    return view.replace("\x00\x00", "\\\\") if pairs else view
+
+
+def _after_escape(raw: bytes, pos: int) -> int:
+    """Where a word starting at `pos` begins once an escape's letters are dropped (`\\nSG.…`,
+    `\\u0027ghp_…`): the escapes `_blank_escapes` kept, such as those of JSON inside JSON."""
+    if not pos or raw[pos - 1] != 0x5C:
+        return pos
+    if raw[pos : pos + 1] in (b"n", b"r", b"t", b"b", b"f"):
+        return pos + 1
+    if raw[pos : pos + 1] == b"u" and len(raw) >= pos + 5 and all(c in _HEX for c in raw[pos + 1 : pos + 5]):
+        return pos + 5
+    return pos
 
 
 def _claim(spans: list[Span], start: int, end: int, kind: str) -> None:
@@ -163,13 +201,13 @@ def _match_run(text: str, raw: bytes, start: int, end: int, spans: list[Span]) -
     candidates = [start]
     if start and raw[start - 1] == 0x2E:  # a dotted prefix: SG.xxx, ya29.xxx, dp.pt.xxx
         q = start - 1
-        while q and start - q < 16 and (text[q - 1] in _RUN_CHARS or text[q - 1] == "."):
+        while q and start - q < _MAX_DOTTED_PREFIX and (text[q - 1] in _RUN_CHARS or text[q - 1] == "."):
             q -= 1
-        candidates.insert(0, q)
-    elif start and raw[start - 1] == 0x5C and text[start] in "nrt":  # after an escaped newline
-        candidates.append(start + 1)
+        candidates[:0] = {q: None, _after_escape(raw, q): None}
     elif start >= 16 and raw[start - 1] == 0x21:  # Salesforce: 00<org id>!<session>
         candidates.insert(0, start - 16)
+    elif (unescaped := _after_escape(raw, start)) != start:
+        candidates.append(unescaped)
     for pos in candidates:
         for kind, rx in _DISPATCH.get(raw[pos : pos + 2], ()):
             m = rx.match(text, pos)
@@ -182,12 +220,13 @@ def _match_run(text: str, raw: bytes, start: int, end: int, spans: list[Span]) -
                 if near:
                     _claim(spans, near.start(), near.end(), "aws_secret_key")
             return max(end, span[1])
-    for kind, rx, context in _SHAPES.get(end - start, ()):
-        if (not context or context.search(text[max(0, start - 80) : start].lower())) and rx.fullmatch(
-            text, start, end
-        ):
-            _claim(spans, start, end, kind)
-            break
+    for pos in (start, candidates[-1]) if candidates[-1] > start else (start,):
+        for kind, rx, context in _SHAPES.get(end - pos, ()):
+            if (not context or context.search(text[max(0, pos - 80) : pos].lower())) and rx.fullmatch(
+                text, pos, end
+            ):
+                _claim(spans, pos, end, kind)
+                return end
     return end
 
 
@@ -245,12 +284,18 @@ def _value_ok(value: str, family: str, *, quoted: bool) -> bool:
     return value.lower() not in rules.NOT_VALUES and not _CODE.match(value)
 
 
-def _assignment(text: str, low: str, m: re.Match[str], family: str, spans: list[Span]) -> None:
+def _assignment(
+    text: str, low: str, view: str, m: re.Match[str], family: str, spans: list[Span]
+) -> None:
+    """Vet one assignment. Its value is read in the text as written (an escaped quote or newline
+    is part of a JSON-rendered value); its name, delimited in `view` (escapes blanked)."""
     k0, k1 = m.start(), m.start("kq")
     head = low[k0:k1]
     ks = k0
-    while ks and k0 - ks < 64 and (low[ks - 1].isalnum() or low[ks - 1] in "_.-$>"):
+    while ks and k0 - ks < 64 and (view[ks - 1].isalnum() or view[ks - 1] in "_.-$>"):
         ks -= 1
+    if ks < k0 and text[ks - 1 : ks] == "\\" and text[ks] in "nrtbf":  # JSON inside JSON: `\\n`
+        ks += 1
     key = text[ks:k1]
     op, sp1, sp2, kq = m.group("op"), m.group("sp1"), m.group("sp2") or "", m.group("kq")
     if head in ("pass", "pwd"):
@@ -270,6 +315,10 @@ def _assignment(text: str, low: str, m: re.Match[str], family: str, spans: list[
     elif op == "," and not (quoted and kq and "\n" not in sp2):
         return  # only `getenv("API_KEY", "default")` on one line
     vs, ve = m.span(group)
+    if group == "uv" and view is not text:  # a bare value ends at an escaped line break or tab
+        cut = _LINE_ESCAPE.search(text, vs + 1, ve)
+        if cut and view[cut.start()] == " ":
+            ve = cut.start()
     if op == "," and _JSON_KEY_NEXT.match(text, ve):
         return  # `"...they pass", "timeout": 5`: the "value" is the next key
     value = text[vs:ve]
@@ -285,7 +334,7 @@ def _assignment(text: str, low: str, m: re.Match[str], family: str, spans: list[
         spaced_code = (sp1 or sp2) and (
             "." in key or ">" in key or any(w in value.lower() for w in _FAMILY_WORDS)
         )
-        if spaced_code or not _LINE_END.match(text, ve):
+        if spaced_code or not _LINE_END.match(view, ve):
             return
     if (head in _STRICT_HEADS or key == "pass") and not (len(value) >= 8 and _randomish(value)):
         return  # `pass = "facts"` names a pass; `SERVER_AUTH = "serverAuth"` is no credential
@@ -297,23 +346,34 @@ def _assignment(text: str, low: str, m: re.Match[str], family: str, spans: list[
     _claim(spans, vs, ve, kind)
 
 
-def _run_rules(text: str, low: str, hits: int, spans: list[Span]) -> None:
+def _lower(text: str) -> str:
+    # Lowercasing keeps positions when the text is ASCII; otherwise non-ASCII becomes "?" first
+    # (a few characters lowercase to two), which no rule that reads `low` looks for.
+    return text.lower() if text.isascii() else text.encode("ascii", "replace").decode("ascii").lower()
+
+
+def _run_rules(text: str, low: str, view: str, hits: int, spans: list[Span]) -> None:
+    """Assignments read the text (see `_assignment`); the anchored rules read `view`."""
+    view_low = low if view is text else ""
     for i, (kind, rx, on_low, groups, assignment) in enumerate(_RULES):
         if not hits >> i & 1:
             continue
-        for m in rx.finditer(low if on_low else text):
-            if assignment:
-                _assignment(text, low, m, kind, spans)
-                continue
+        if assignment:
+            for m in rx.finditer(low):
+                _assignment(text, low, view, m, kind, spans)
+            continue
+        if on_low and not view_low:
+            view_low = _lower(view)
+        for m in rx.finditer(view_low if on_low else view):
             group = next((g for g in groups if m.group(g) is not None), None)
             vs, ve = m.span(group) if group else m.span()
-            if text.startswith("[redacted:", vs):
+            if view.startswith("[redacted:", vs):
                 continue
-            if group == "n" and not _NETRC_USER.search(low, max(0, m.start() - 200), m.start()):
+            if group == "n" and not _NETRC_USER.search(view_low, max(0, m.start() - 200), m.start()):
                 continue
-            if kind in ("password", "secret") and group and not _value_ok(text[vs:ve], kind, quoted=True):
+            if kind in ("password", "secret") and group and not _value_ok(view[vs:ve], kind, quoted=True):
                 continue
-            if kind == "auth_header" and (not _randomish(text[vs:ve]) or _DOTTED_NAME.match(text, vs, ve)):
+            if kind == "auth_header" and (not _randomish(view[vs:ve]) or _DOTTED_NAME.match(view, vs, ve)):
                 continue  # `authorization = base64.decodebytes(...)` is code
             _claim(spans, vs, ve, kind)
 
@@ -343,18 +403,17 @@ def scan(text: str) -> list[Span]:
     spans: list[Span] = []
     if len(text) < 6:
         return spans
+    view = _blank_escapes(text) if "\\" in text else text
     if len(text) >= _MIN_RUN:
-        _scan_tokens(text, spans)
+        _scan_tokens(view, spans)
     if not _SPECIAL.search(text):
         return spans
-    # Lowercasing keeps positions when the text is ASCII; otherwise non-ASCII becomes "?" first
-    # (a few characters lowercase to two), which no rule that reads `low` looks for.
-    low = text.lower() if text.isascii() else text.encode("ascii", "replace").decode("ascii").lower()
+    low = _lower(text)
     hits = _gates(text, low)
     if hits:
-        _run_rules(text, low, hits, spans)
+        _run_rules(text, low, view, hits, spans)
     if "@" in text:
-        _emails(text, spans)
+        _emails(view, spans)
     return spans
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -136,9 +138,11 @@ def demo_cmd(directory: Path, as_json: bool) -> None:
         click.echo(f"  {change['status']:<9} {change['proposal']}  {change['subject']}")
     click.echo(f'search "{DEMO_QUERY}":')
     for hit in result.search:
-        click.echo(f"  {hit['turn']} ({hit['kind']}): {hit['snippet']}")
+        click.echo(f"  {hit['turn']} ({hit['kind']}): {' '.join(hit['snippet'].split())}")
+    # In a fresh virtualenv `git hippo` may not be on PATH yet: name the executable that ran.
+    prog = "git hippo" if shutil.which("git-hippo") else str(Path(sys.argv[0]).resolve())
     env = f"HIPPO_HOME={result.home}"
     click.echo("look around:")
     click.echo(f"  cd {result.workdir} && git log --notes=hippo/receipts --stat")
-    click.echo(f"  cd {result.workdir} && {env} git hippo proposals")
-    click.echo(f'  cd {result.workdir} && {env} git hippo context --task "run the tests"')
+    click.echo(f"  cd {result.workdir} && {env} {prog} proposals")
+    click.echo(f'  cd {result.workdir} && {env} {prog} context --task "run the tests"')

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from hippo_git.dream.evidence import NoteText, TurnRef
 from hippo_git.dream.packs import Pass
 from hippo_git.dream.prompt import Block, Section, render
-from hippo_git.dream.protocol import _find_json, unwrap
+from hippo_git.dream.protocol import reply_items
 
 MAX_RULE = 600
 
@@ -77,14 +77,8 @@ def lesson_request(p: Pass, kind: str, turns: list[TurnRef], note: NoteText, *, 
 def parse_lesson_reply(stdout: str, shown: set[str]) -> LessonReply:
     """The lessons of a drafting run's reply; those citing turns not shown, or empty, are dropped."""
     out = LessonReply()
-    try:
-        data = _find_json(unwrap(stdout))
-    except ValueError:
-        out.unparsed = "the reply holds no JSON object" if stdout.strip() else "the reply is empty"
-        return out
-    items = data.get("lessons") if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        out.unparsed = 'the reply is JSON but has no "lessons" list'
+    items, out.unparsed = reply_items(stdout, "lessons")
+    if items is None:
         return out
     for n, item in enumerate(items, 1):
         try:

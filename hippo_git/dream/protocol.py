@@ -216,20 +216,24 @@ def find_json(text: str) -> Any:
     raise ValueError("no JSON object found")
 
 
-_find_json = find_json  # the name hippo_git.dream.lessons_protocol imports
+def reply_items(stdout: str, key: str, *, bare_list: bool = False) -> tuple[list[Any] | None, str | None]:
+    """The list under `key` in a reply's JSON object (or the bare list itself, when allowed);
+    (None, why not) when the reply has no such list."""
+    try:
+        data = find_json(unwrap(stdout))
+    except ValueError:
+        return None, "the reply holds no JSON object" if stdout.strip() else "the reply is empty"
+    items = data.get(key) if isinstance(data, dict) else (data if bare_list else None)
+    if not isinstance(items, list):
+        return None, f'the reply is JSON but has no "{key}" list'
+    return items, None
 
 
 def parse_propose_reply(stdout: str, pass_name: str) -> ProposeReply:
     """Proposals from a proposing run's stdout. Prose around the JSON and unknown keys are ignored."""
     out = ProposeReply()
-    try:
-        data = find_json(unwrap(stdout))
-    except ValueError:
-        out.unparsed = "the reply holds no JSON object" if stdout.strip() else "the reply is empty"
-        return out
-    items = data.get("proposals") if isinstance(data, dict) else data
-    if not isinstance(items, list):
-        out.unparsed = 'the reply is JSON but has no "proposals" list'
+    items, out.unparsed = reply_items(stdout, "proposals", bare_list=True)
+    if items is None:
         return out
     for n, item in enumerate(items, 1):
         try:

@@ -13,7 +13,10 @@ Secondary lines: the git side alone (`ProposalBranch.commit` + `write_receipt` p
 one `apply_run`), the time of that one apply of 1,000 confirmed proposals as a plain
 fast-forward, and the same apply when the target moved on meanwhile (every proposal replayed).
 
-Run:  /tmp/venv/bin/python bench/dream.py [--proposals 1000] [--notes 500] [--skip-git-only]
+Rounds (`--repeat`, default 3) alternate the baseline and the dream, each on fresh repositories after
+flushing the disk; the medians are compared (the disk of a shared machine is noisy).
+
+Run:  /tmp/venv/bin/python bench/dream.py [--proposals 1000] [--notes 500] [--repeat 3] [--skip-git-only]
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -101,10 +105,10 @@ def bare_loop(root: Path, items: list[Proposal]) -> float:
     ref = "refs/heads/bare"
     repo.references.create(ref, parent)
     for p in items:
-        commit = repo[parent]
-        notes_tree = repo[commit.tree["notes"].id]
+        commit = repo[parent].peel(pygit2.Commit)
+        notes_tree = repo[commit.tree["notes"].id].peel(pygit2.Tree)
         old = notes_tree[p.path.split("/")[1]]
-        text = repo[old.id].data + p.new.encode() + b"\n"
+        text = repo[old.id].peel(pygit2.Blob).data + p.new.encode() + b"\n"
         inner = repo.TreeBuilder(notes_tree)
         inner.insert(p.path.split("/")[1], repo.create_blob(text), pygit2.enums.FileMode.BLOB)
         outer = repo.TreeBuilder(commit.tree)
@@ -234,10 +238,16 @@ def dream_flow(cfg: Config, now: datetime, count: int) -> tuple[float, float]:
     return took, chunks_done[0] - started
 
 
+def settled() -> None:
+    """Flush what setup wrote, so its writeback does not land inside the next timed section."""
+    os.sync()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--proposals", type=int, default=1000)
     parser.add_argument("--notes", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of dream + baseline; medians are shown")
     parser.add_argument("--skip-git-only", action="store_true", help="only the dream and the baseline")
     args = parser.parse_args()
     os.environ.setdefault("GIT_AUTHOR_NAME", "bench")
@@ -246,36 +256,53 @@ def main() -> None:
     os.environ.setdefault("GIT_COMMITTER_EMAIL", "bench@example.com")
     items = proposals(args.proposals, args.notes)
     n = len(items)
+    bare: list[float] = []
+    dreams: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory(prefix="hippo-bench-dream-") as tmp:
-        base = Path(tmp)
-        os.environ["HIPPO_HOME"] = str(base / "hippo-home")  # the index and model runs stay in here
-        cfg, now = dream_workspace(base, n, args.notes)
-        bare_s = bare_loop(make_repo(base / "bare", args.notes), items)
-        dream_s, chunks_s = dream_flow(cfg, now, n)
+        for r in range(max(1, args.repeat)):  # alternating, so a slow spell of the disk hits both
+            base = Path(tmp) / f"round{r}"
+            os.environ["HIPPO_HOME"] = str(base / "hippo-home")  # the index and model runs stay in here
+            cfg, now = dream_workspace(base, n, args.notes)
+            repo = make_repo(base / "bare", args.notes)
+            settled()
+            bare.append(bare_loop(repo, items))
+            settled()
+            dreams.append(dream_flow(cfg, now, n))
         if not args.skip_git_only:
-            flow_s, apply_s = hippo_flow(make_repo(base / "hippo", args.notes), items)
-            replay_s = moved_apply(make_repo(base / "moved", args.notes), items)
+            settled()
+            flow_s, apply_s = hippo_flow(make_repo(Path(tmp) / "hippo", args.notes), items)
+            settled()
+            replay_s = moved_apply(make_repo(Path(tmp) / "moved", args.notes), items)
+    bare_s = statistics.median(bare)
+    dream_s = statistics.median(d for d, _ in dreams)
+    tail_s = statistics.median(d - c for d, c in dreams)
     bare_rate = n / bare_s
     dream_rate = n / dream_s
     days = len(touches(n, args.notes))
-    print(f"proposals: {n} over {args.notes} notes ({days} chunks × 4 core passes, instant model)")
-    print(f"bare pygit2 loop (commit + note each):    {bare_s:.2f} s  → {bare_rate:.0f} proposals/s")
+    rounds = f"median of {len(bare)} rounds" if len(bare) > 1 else "one round"
+    print(f"proposals: {n} over {args.notes} notes ({days} chunks × 4 core passes, instant model; {rounds})")
     print(
-        f"dream(): propose → validate → commit → review → receipt → apply: {dream_s:.2f} s  → {dream_rate:.0f} proposals/s"
+        f"bare pygit2 loop (commit + note each): {bare_s:.2f} s → {bare_rate:.0f} proposals/s   {_each(bare)}"
     )
     print(
-        f"  of which after the last chunk was applied (state, report, lessons scan): {dream_s - chunks_s:.2f} s"
+        f"dream() propose → validate → commit → review → receipt → apply: {dream_s:.2f} s → "
+        f"{dream_rate:.0f} proposals/s   {_each([d for d, _ in dreams])}"
     )
+    print(f"  of which after the last chunk was applied (state, report, lessons scan): {tail_s:.2f} s")
     print(f"ratio dream / bare: {dream_rate / bare_rate:.2f}  (target ≥ 0.30)")
     if args.skip_git_only:
         return
     git_rate = n / (flow_s + apply_s)
-    print("secondary, the git side alone:")
+    print("secondary, the git side alone (one round):")
     print(f"  commit → receipt:                       {flow_s:.2f} s")
     print(f"  apply of {n} confirmed (fast-forward, checked out): {apply_s:.2f} s")
-    print(f"  commit → receipt → applied:             {flow_s + apply_s:.2f} s  → {git_rate:.0f} proposals/s")
+    print(f"  commit → receipt → applied:             {flow_s + apply_s:.2f} s → {git_rate:.0f} proposals/s")
     print(f"  ratio git side / bare: {git_rate / bare_rate:.2f}")
     print(f"  apply of {n} confirmed when the target moved on (all replayed): {replay_s:.2f} s")
+
+
+def _each(values: list[float]) -> str:
+    return "(" + ", ".join(f"{v:.2f}" for v in values) + ")" if len(values) > 1 else ""
 
 
 if __name__ == "__main__":

@@ -52,6 +52,16 @@ def test_broken_links_only_warn(ws: Path) -> None:
     assert "warning: notes/ops.md:3: broken link [[nowhere]]" in proc.stderr
 
 
+def test_a_link_to_an_unchanged_note_by_its_title_is_not_broken(ws: Path) -> None:
+    (ws / "notes/release.md").write_text("---\ntitle: Release Process\n---\nShip it.\n")
+    (ws / "notes/oncall.md").write_text("# On-call rota\n\nWho is up.\n")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "--no-verify", "-m", "more notes")
+    (ws / "notes/ops.md").write_text("# Ops\n\nSee [[release process]], [[On call rota]] and [[gone]].\n")
+    git(ws, "add", "notes/ops.md")
+    assert check_staged(ws) == ([], ["hippo: warning: notes/ops.md:3: broken link [[gone]]"])
+
+
 def test_only_staged_content_counts(ws: Path) -> None:
     (ws / "notes/ops.md").write_text("# Ops\n\nclean [[build]]\n")
     git(ws, "add", "notes/ops.md")

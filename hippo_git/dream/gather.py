@@ -18,7 +18,7 @@ from hippo_git.dream.evidence import NoteText, PassInput, SessionBrief, TurnRef,
 from hippo_git.dream.packs import Pass
 from hippo_git.dream.validate import path_problems
 from hippo_git.errors import HippoError
-from hippo_git.git.objects import GitStore
+from hippo_git.git.objects import NULL_OID, GitStore
 from hippo_git.index.sessions import get_turns
 from hippo_git.notes.graph import Resolver
 from hippo_git.notes.parse import link_targets
@@ -150,11 +150,11 @@ def read_notes(store: GitStore, base: str | None, touched: dict[str, list[str]])
     for path, sessions in sorted(touched.items()):
         try:
             blob = store.blob_at(base, path)
-            data = store.read_at(base, path)
         except HippoError:
             continue  # a symbolic link or a folder in the tree: never a note a dream may change
-        if data is None:
+        if blob == NULL_OID:
             continue
+        data = store.read_blob(blob)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:

@@ -8,6 +8,7 @@ already in the note, ignoring its `time`, is not written again, so a rerun dupli
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ class ReceiptEntry:
 
     on: str
     receipt: Receipt
+    identity: str = field(default="", compare=False)  # `receipt_identity` of its line, when known
 
 
 def receipt_identity(line: str) -> str:
@@ -66,11 +68,18 @@ def list_receipts(repo_root: Path, *, store: GitStore | None = None) -> list[Rec
     """Every well-formed receipt in refs/notes/hippo/receipts, sorted by time then commit."""
     store = store or GitStore(repo_root)
     entries = [
-        ReceiptEntry(on=annotated, receipt=receipt)
+        ReceiptEntry(on=annotated, receipt=receipt, identity=identity)
         for annotated, text in store.all_notes(RECEIPTS_REF)
-        for receipt in parse_receipts(text)
+        for receipt, identity in _parsed(text)
     ]
     return sorted(entries, key=lambda e: (e.receipt.time, e.receipt.commit, e.on, e.receipt.kind))
+
+
+@functools.lru_cache(maxsize=16384)
+def _parsed(note_text: str) -> tuple[tuple[Receipt, str], ...]:
+    """The receipts of a note's text with their identities. Cached by text (receipts are frozen):
+    a dream reads every receipt again at each chunk's apply, while a note changes only by growing."""
+    return tuple((r, receipt_identity(r.line())) for r in parse_receipts(note_text))
 
 
 @dataclass
@@ -92,7 +101,7 @@ class ReceiptBook:
 
     def add(self, entries: Sequence[ReceiptEntry]) -> None:
         for entry in entries:
-            identity = receipt_identity(entry.receipt.line())
+            identity = entry.identity or receipt_identity(entry.receipt.line())
             if (entry.on, identity) in self._seen:
                 continue
             self._seen.add((entry.on, identity))

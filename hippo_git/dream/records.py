@@ -6,6 +6,7 @@ bumps `RECEIPT_VERSION` and the readers keep accepting older lines.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -142,6 +143,7 @@ def replayed_message(original: str, replayed_from: str) -> str:
     return "\n".join(kept) + f"\nHippo-Replayed-From: {replayed_from}\n"
 
 
+@functools.lru_cache(maxsize=4096)  # apply reads every commit of a run again on each chunk
 def parse_trailers(message: str) -> Trailers | None:
     """The trailers of a proposal commit, or None when any is missing or malformed."""
     last_para = message.rstrip().rsplit("\n\n", 1)[-1]

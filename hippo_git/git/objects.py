@@ -30,6 +30,11 @@ from hippo_git.git.repo import run_git
 __all__ = ["NULL_OID", "CommitInfo", "GitStore", "check_path", "now_iso", "parse_git_date"]
 
 NULL_OID = "0" * 40
+# libgit2 caches only trees and commits under 4 KiB by default, so a notes folder of a few hundred
+# notes (or the receipts notes tree) was re-read and re-parsed on every path lookup; measured in
+# bench/dream.py, this cache takes a dream of 1,000 proposals from ~2.1 s to ~0.75 s in this module.
+pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, 1 << 20)
+pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.COMMIT, 1 << 20)
 _HEX2 = re.compile(r"^[0-9a-f]{2}$")
 _HEXTAIL = re.compile(r"^[0-9a-f]+$")
 

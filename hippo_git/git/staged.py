@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
+from hippo_git.errors import NotARepoError
 from hippo_git.git.repo import run_git
+
+
+def worktree_top(cwd: Path) -> Path:
+    """The top of the working tree containing `cwd`, in one git call (`repo.discover` makes four)."""
+    proc = run_git(["rev-parse", "--show-toplevel"], cwd=cwd, check=False)
+    top = proc.stdout.strip()
+    if proc.returncode != 0 or not top:
+        raise NotARepoError(f"not inside a git working tree: {cwd}", hint="run this inside a git repository")
+    return Path(top)
 
 
 def staged_changes(root: Path) -> list[str]:
@@ -44,6 +55,22 @@ def staged_blobs(root: Path, paths: list[str]) -> dict[str, bytes]:
             out[path] = data[pos : pos + size]
             pos += size + 1
     return out
+
+
+def title_lines(root: Path, under: str) -> list[tuple[str, str]]:
+    """(path, line) of every `title:` line and `# heading` line of the tracked files under `under`
+    (as in the working tree), in one `git grep`; [] when git fails. Text that is not UTF-8 is
+    read with replacement characters (a note in another encoding must not break a commit)."""
+    proc = subprocess.run(
+        ["git", "-c", "core.hooksPath=/dev/null", "grep", "-I", "-z", "--no-color"]
+        + ["-e", "^title:", "-e", "^#[[:blank:]]", "--", under],
+        cwd=root,
+        capture_output=True,
+    )
+    if proc.returncode != 0:
+        return []
+    rows = (row.partition(b"\0") for row in proc.stdout.split(b"\n"))
+    return [(os.fsdecode(path), line.decode("utf-8", "replace")) for path, _, line in rows if line]
 
 
 def changed_between(root: Path, old: str, new: str) -> list[str]:

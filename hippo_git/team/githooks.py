@@ -9,10 +9,14 @@ that changed and lists the dream changes that arrived, warning when a receipt is
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hippo_git.config import load_config
 from hippo_git.git.repo import discover
-from hippo_git.git.staged import index_paths, staged_blobs, staged_changes
+from hippo_git.git.staged import index_paths, staged_blobs, staged_changes, title_lines, worktree_top
+
+if TYPE_CHECKING:
+    from hippo_git.notes.parse import Link, Note
 
 # Per-person paths under .hippo/ (DESIGN §1); committing one shares a private record.
 PER_PERSON = ("sessions/", "reports/", "inbox/", "dream-state.json", "model-runs/")
@@ -25,7 +29,6 @@ def per_person(paths: list[str]) -> list[str]:
 
 def check_staged(root: Path) -> tuple[list[str], list[str]]:
     """(errors, warnings) for the staged changes of the repository at `root`."""
-    from hippo_git.notes.graph import broken_links
     from hippo_git.notes.parse import parse_note_text
     from hippo_git.transcripts.redact import find_secrets
 
@@ -47,19 +50,82 @@ def check_staged(root: Path) -> tuple[list[str], list[str]]:
         if note.front_error:
             errors.append(f"hippo: {path}: front matter does not parse: {note.front_error}")
         notes.append(note)
-    warnings: list[str] = []
-    if notes:
-        known = [p for p in index_paths(root, notes_dir) if p.endswith(".md")]
-        for problem in broken_links(notes, [*notes, *known], notes_dir):
-            warnings.append(
-                f"hippo: warning: {problem.path}:{problem.line}: {problem.kind} link [[{problem.target}]]"
-            )
+    warnings = [
+        f"hippo: warning: {note.path}:{link.line}: {status} link [[{link.target}]]"
+        for note, link, status in link_problems(root, notes, notes_dir)
+    ]
     return errors, warnings
 
 
+def link_problems(root: Path, notes: list[Note], notes_dir: str) -> list[tuple[Note, Link, str]]:
+    """(note, link, "broken" | "ambiguous") for each link of the staged `notes` that does not resolve
+    in the tree being committed.
+
+    Unchanged notes are known by path only (reading 5,000 notes would make every commit slow), so a
+    link that finds nothing by path or name may still name an unchanged note by its title: only
+    then are the notes whose title line could match found with one `git grep` and read from the index.
+    """
+    from hippo_git.notes.graph import Resolver
+
+    if not notes:
+        return []
+    # Only a note whose file name reads like a target's last part can be found by path or name: the
+    # resolver is built from those (a fraction of 5,000 paths), which gives the same answers.
+    wanted = {_squash(t.strip().lstrip("/").removesuffix(".md").rsplit("/", 1)[-1]) for t in _targets(notes)}
+    known = [
+        p
+        for p in index_paths(root, notes_dir)
+        if p.endswith(".md") and _squash(p.rsplit("/", 1)[-1].removesuffix(".md")) in wanted
+    ]
+    resolver = Resolver([*notes, *known], notes_dir)
+    found = [(note, link, resolver.resolve(link.target).status) for note in notes for link in note.links]
+    missing = sorted({link.target for _, link, status in found if status == "broken"})
+    titled = _titled_notes(root, missing, notes_dir, {n.path for n in notes}) if missing else []
+    if titled:
+        # a target broken against every path and name can now match only a title of these notes
+        by_title = Resolver(titled, notes_dir)
+        found = [
+            (note, link, by_title.resolve(link.target).status if status == "broken" else status)
+            for note, link, status in found
+        ]
+    return [(note, link, status) for note, link, status in found if status != "ok"]
+
+
+_SEPARATORS = str.maketrans({"-": " ", "_": " "})
+
+
+def _squash(text: str) -> str:
+    """`notes.resolve.normalise` without spaces: equal normalised names have equal squashed names."""
+    return "".join(text.lower().translate(_SEPARATORS).split())
+
+
+def _targets(notes: list[Note]) -> set[str]:
+    return {link.target for note in notes for link in note.links}
+
+
+def _titled_notes(root: Path, targets: list[str], notes_dir: str, staged: set[str]) -> list[Note]:
+    """The unchanged notes (as staged) whose title line reads as one of `targets`, parsed.
+
+    Lines are matched as the resolver compares (case, spaces, `-` and `_` alike); the notes found
+    are then parsed, so only a real title (front matter, else the first `# heading`) counts.
+    """
+    from hippo_git.notes.parse import parse_note_text
+    from hippo_git.notes.resolve import normalise
+
+    keys = {normalise(t.removesuffix(".md")) for t in targets}
+    paths = set()
+    for path, line in title_lines(root, notes_dir):
+        text = line[6:] if line.startswith("title:") else line.lstrip("#").rstrip("# \t")
+        if path not in staged and path.endswith(".md") and normalise(text.strip().strip("\"'")) in keys:
+            paths.add(path)
+    return [
+        parse_note_text(blob.decode("utf-8", errors="replace"), path, notes_dir)
+        for path, blob in staged_blobs(root, sorted(paths)).items()
+    ]
+
+
 def pre_commit(cwd: Path, argv: list[str]) -> tuple[int, str, str]:
-    root = discover(cwd).workdir
-    errors, warnings = check_staged(root)
+    errors, warnings = check_staged(worktree_top(cwd))
     lines = warnings + errors + ([ESCAPE] if errors else [])
     return (1 if errors else 0), "", "".join(line + "\n" for line in lines)
 

@@ -39,3 +39,32 @@ def test_quick_start_has_exactly_two_commands() -> None:
     quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     commands = re.findall(r"```(?:sh|bash)\n(.*?)\n```", quick, re.S)
     assert len(commands) == 2
+
+
+def test_man_page_is_current_and_git_shows_it(tmp_path: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+
+    from hippo_git.cli.reference import MAN_PAGE, render_man
+
+    page = README.parent / MAN_PAGE
+    assert page.read_text(encoding="utf-8") == render_man(), (
+        "run: python -m hippo_git.cli.reference --write README.md"
+    )
+    import sys
+
+    bindir = Path(sys.executable).parent
+    if shutil.which("man") is None or not (bindir / "git-hippo").exists():
+        return  # git help needs man and git-hippo to show the page; the text check above still holds
+    env = dict(
+        os.environ,
+        PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        MANPATH=str(page.parent.parent),
+        MANPAGER="cat",
+        PAGER="cat",
+        MANWIDTH="100",
+    )
+    proc = subprocess.run(["git", "hippo", "--help"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage: git hippo [OPTIONS] COMMAND" in proc.stdout

@@ -1,7 +1,8 @@
 """The README's command reference, generated from the commands' own --help.
 
-`python -m hippo_git.cli.reference --write README.md` rewrites the section between the markers;
-a test fails when the README and --help differ.
+`python -m hippo_git.cli.reference --write README.md` rewrites the section between the markers
+and the man page `docs/man/man1/git-hippo.1` beside it (git shows that page for
+`git hippo --help`); tests fail when either differs from --help.
 """
 
 from __future__ import annotations
@@ -45,6 +46,39 @@ def render() -> str:
     return "\n".join(parts)
 
 
+def _roff(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        line = line.replace("\\", "\\e").replace("-", "\\-")
+        lines.append("\\&" + line if line.startswith((".", "'")) else line)
+    return "\n".join(lines)
+
+
+def render_man() -> str:
+    """The man page git shows for `git hippo --help` (git turns that into `git help hippo`)."""
+    from hippo_git import __version__
+
+    root = click.Context(
+        cli,
+        info_name="git hippo",
+        terminal_width=100,
+        max_content_width=100,
+        help_option_names=["-h", "--help"],
+    )
+    parts = [
+        f'.TH GIT-HIPPO 1 "" "hippo_git {__version__}" "hippo_git manual"',
+        ".SH NAME",
+        "git\\-hippo \\- a memory for AI coding agents, kept in this git repository",
+        ".SH SYNOPSIS",
+        "git hippo COMMAND [OPTIONS] [ARGS]...",
+    ]
+    for ctx in _walk(root):
+        with ctx:
+            text = ctx.command.get_help(ctx)
+        parts += [".SH " + ctx.command_path.upper().replace("-", "\\-"), ".nf", _roff(text.rstrip()), ".fi"]
+    return "\n".join(parts) + "\n"
+
+
 def splice(readme: str) -> str:
     if START not in readme or END not in readme:
         raise SystemExit("README.md has no reference markers")
@@ -53,9 +87,14 @@ def splice(readme: str) -> str:
     return head + render() + tail
 
 
+MAN_PAGE = Path("docs/man/man1/git-hippo.1")
+
 if __name__ == "__main__":
     target = Path(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[1] == "--write" else None
     if target is None:
         print(render())
     else:
         target.write_text(splice(target.read_text(encoding="utf-8")), encoding="utf-8")
+        man = target.parent / MAN_PAGE
+        man.parent.mkdir(parents=True, exist_ok=True)
+        man.write_text(render_man(), encoding="utf-8")

@@ -3,9 +3,10 @@
 Builds a large corpus by replaying the real Claude Code and Codex samples of
 ../shared/corpora/transcripts with fresh session ids, then reports in one run:
 
-* cold ingest rate (MB of transcript per second) in a child process;
+* cold ingest rate (MB of transcript per second) in a child process, as `git hippo ingest` runs
+  it: the index (parse, redact, write) and then the rollup (issue 7), each timed;
 * the baseline: the same extracted text inserted into a bare FTS5 table (same tokenizer), and
-  the ratio ingest rate / bare rate (target ≥ 0.5);
+  the ratio ingest rate / bare rate (target ≥ 0.5), for the index alone and with the rollup;
 * re-ingest of the unchanged corpus (target ≤ 2% of the cold time);
 * peak RSS of the ingest child (target ≤ 300 MB), at a quarter and at the full corpus (flat);
 * search latency p50/p95 in process at full size (target p50 ≤ 20 ms).
@@ -135,16 +136,28 @@ def _config(home: Path, corpus: Path, parts: int) -> Any:
 
 
 def child_ingest(home: Path, corpus: Path, parts: int) -> dict[str, Any]:
+    """`ingest(cfg, records=False)` in its two phases: the index, then the rollup update it ends with."""
     import resource
 
     from hippo_git.index.ingest import ingest
+    from hippo_git.index.rollup import update_rollup
 
     cfg = _config(home, corpus, parts)
     started = time.perf_counter()
-    summary = ingest(cfg, records=False)
+    summary = ingest(cfg, records=False, rollup=False)
+    index_seconds = time.perf_counter() - started
+    index_rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    update_rollup(cfg, summary.changed_sessions)
     seconds = time.perf_counter() - started
     rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"seconds": seconds, "maxrss_mb": rss_kb / 1024, "summary": summary.as_dict()}
+    return {
+        "seconds": seconds,
+        "index_seconds": index_seconds,
+        "rollup_seconds": seconds - index_seconds,
+        "maxrss_mb": rss_kb / 1024,
+        "index_maxrss_mb": index_rss_kb / 1024,
+        "summary": summary.as_dict(),
+    }
 
 
 def child_bare(index: Path, out: Path) -> dict[str, Any]:
@@ -171,15 +184,24 @@ def child_bare(index: Path, out: Path) -> dict[str, Any]:
 
 
 def child_json(corpus: Path) -> dict[str, Any]:
-    """Only decode every JSON line of the corpus (stdlib json): a floor under any Python ingest."""
+    """Only read and decode every JSON line of the corpus, with the standard library and with
+    orjson (what ingest uses when it is installed): a floor under any Python ingest."""
     files = sorted(corpus.rglob("*.jsonl"))
-    started = time.perf_counter()
-    for path in files:
-        for line in path.read_bytes().split(b"\n"):
-            if line:
-                with contextlib.suppress(ValueError):
-                    json.loads(line)
-    return {"seconds": time.perf_counter() - started}
+    result: dict[str, Any] = {}
+    decoders: list[tuple[str, Any]] = [("stdlib", json.loads)]
+    with contextlib.suppress(ImportError):
+        import orjson
+
+        decoders.append(("orjson", orjson.loads))
+    for name, loads in decoders:
+        started = time.perf_counter()
+        for path in files:
+            for line in path.read_bytes().split(b"\n"):
+                if line:
+                    with contextlib.suppress(ValueError):
+                        loads(line)
+        result[name] = time.perf_counter() - started
+    return result
 
 
 def child_search(index: Path, queries: int, seed: int = 3) -> dict[str, Any]:
@@ -270,6 +292,7 @@ def main() -> None:
 
     s = cold["summary"]
     ingest_rate = mb / cold["seconds"]
+    index_rate = mb / cold["index_seconds"]
     bare_rate = mb / bare["seconds"]
     report = {
         "corpus": {
@@ -282,16 +305,23 @@ def main() -> None:
         "cold_ingest": {
             "seconds": round(cold["seconds"], 2),
             "mb_per_s": round(ingest_rate, 2),
+            "index_seconds": round(cold["index_seconds"], 2),  # parse, redact, write the index
+            "index_mb_per_s": round(index_rate, 2),
+            "rollup_seconds": round(cold["rollup_seconds"], 2),  # issue 7's rollup, run after it
             "failed": len(s["files"]["failed"]),
             "secrets": s["secrets_redacted"],
         },
         "bare_fts5_insert": {"seconds": round(bare["seconds"], 2), "mb_per_s": round(bare_rate, 2)},
         "ratio_ingest_to_bare": round(ingest_rate / bare_rate, 3),
-        # json.loads of every line and nothing else: even a free parse, redaction and write would
+        "ratio_index_to_bare": round(index_rate / bare_rate, 3),
+        # Decoding every line and nothing else: even a free parse, redaction and write would
         # leave ingest at most bare / (decode + bare) of the bare rate.
         "json_decode_only": {
-            "seconds": round(decode["seconds"], 2),
-            "ratio_bound": round(bare["seconds"] / (decode["seconds"] + bare["seconds"]), 3),
+            name: {
+                "seconds": round(seconds, 2),
+                "ratio_bound": round(bare["seconds"] / (seconds + bare["seconds"]), 3),
+            }
+            for name, seconds in decode.items()
         },
         "reingest_unchanged": {
             "seconds": round(warm["seconds"], 3),
@@ -302,11 +332,16 @@ def main() -> None:
             f"{small_bytes / 1e6:.0f} MB": round(small["maxrss_mb"], 1),
             f"{mb:.0f} MB": round(cold["maxrss_mb"], 1),
         },
+        "peak_rss_mb_index_only": {
+            f"{small_bytes / 1e6:.0f} MB": round(small["index_maxrss_mb"], 1),
+            f"{mb:.0f} MB": round(cold["index_maxrss_mb"], 1),
+        },
         "search": {k: round(v, 2) for k, v in found.items()},
     }
     print(json.dumps(report, indent=2))
     targets = [
-        ("ingest ≥ 0.5 × bare FTS5 insert", report["ratio_ingest_to_bare"] >= 0.5),
+        ("index (parse, redact, write) ≥ 0.5 × bare FTS5 insert", report["ratio_index_to_bare"] >= 0.5),
+        ("ingest with the rollup ≥ 0.5 × bare FTS5 insert", report["ratio_ingest_to_bare"] >= 0.5),
         ("re-ingest ≤ 2% of cold", report["reingest_unchanged"]["percent_of_cold"] <= 2),
         ("peak RSS ≤ 300 MB", max(report["peak_rss_mb"].values()) <= 300),
         ("search p50 ≤ 20 ms", found["p50_ms"] <= 20),

@@ -103,6 +103,9 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "CREATE INDEX session_mentions_target ON session_mentions(target)",
         ),
     ),
+    # A session's subagents and forks, looked up per session by the rollup (a scan of every
+    # session each time made the rollup quadratic in the number of sessions).
+    ("0002-sessions-parent", ("CREATE INDEX sessions_parent ON sessions(parent_id)",)),
 )
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
 

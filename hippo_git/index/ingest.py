@@ -3,10 +3,12 @@
 A source whose size and mtime match the index is skipped before any hashing. An append-only
 source that grew is read from its stored cursor; one that shrank or whose head changed is read
 whole and its old turns replaced. Each source's turns and cursor commit together (batched into
-transactions of a few MB), so a killed ingest leaves a consistent index that the next run
-completes. A failing source is reported and skipped. `full` rebuilds into a temporary file and
-copies it over the live index with SQLite's backup API, so readers see the old index or the new
-one, never half of either.
+transactions of up to 64 MB read or 2 s), so a killed ingest leaves a consistent index that the
+next run completes. A failing source is reported and skipped. Sources are written without a
+savepoint each (at a savepoint FTS5 writes out a segment: see `writer`); the rare write that
+fails midway undoes its batch, which is then written again source by source, each in its own
+savepoint. `full` rebuilds into a temporary file and copies it over the live index with SQLite's
+backup API, so readers see the old index or the new one, never half of either.
 """
 
 from __future__ import annotations
@@ -28,13 +30,15 @@ from hippo_git.index.db import connect
 from hippo_git.index.lock import IndexLock
 from hippo_git.index.scrub import Scrubber
 from hippo_git.index.sources import FailedSource, Source, discover_sources, pending_sources
-from hippo_git.index.writer import Signature, source_key, write_source
+from hippo_git.index.writer import FtsRows, Signature, flush_fts, source_key, write_source
 from hippo_git.transcripts.model import Cursor, ParseResult
 from hippo_git.transcripts.registry import get_adapter, harness_names
 
 HEAD_BYTES = 4096
-BATCH_BYTES = 16 * 1024 * 1024  # commit at least this often (bytes of transcript read) ...
-BATCH_SECONDS = 0.5  # ... or this often, so a killed ingest loses little work
+# Commit at least this often (bytes of transcript read) or this often (seconds), so a killed
+# ingest loses little work; each commit makes FTS5 write out a segment and merge, so not oftener.
+BATCH_BYTES = 64 * 1024 * 1024
+BATCH_SECONDS = 2.0
 
 Progress = Callable[[int, int, int], None]  # (files done, bytes done, total bytes)
 __all__ = ["FailedSource", "IngestSummary", "Progress", "ingest", "pending_sources"]
@@ -170,25 +174,55 @@ def _run(
     total = sum(src.size for src, _, _ in todo)
     done_bytes = 0
     batch_bytes, batch_start = 0, time.monotonic()
+    batch: list[tuple[Source, str, tuple[Any, ...] | None, bool]] = []  # written since BEGIN
+    part, mark = IngestSummary(), scrub.mark()  # the batch's share of the summary, until COMMIT
+    pending: FtsRows = []  # the batch's full-text rows, written before COMMIT
     conn.execute("BEGIN IMMEDIATE")
     try:
         for n, (src, key, row) in enumerate(todo, 1):
-            _ingest_one(conn, scrub, src, key, None if reread else row, row is not None, summary)
+            item = (src, key, None if reread else row, row is not None)
+            batch.append(item)
+            if not _ingest_one(conn, scrub, *item, part, pending=pending):
+                conn.execute("ROLLBACK")
+                scrub.reset(mark)
+                part = IngestSummary()
+                pending.clear()
+                conn.execute("BEGIN IMMEDIATE")
+                for again in batch:
+                    _ingest_one(conn, scrub, *again, part, pending=None)
+                batch_bytes = BATCH_BYTES  # commit what was written again now
             done_bytes += src.size
             batch_bytes += src.size
             if batch_bytes >= BATCH_BYTES or time.monotonic() - batch_start >= BATCH_SECONDS:
+                flush_fts(conn, pending)
                 conn.execute("COMMIT")
+                _merge(summary, part)
+                part, mark, batch = IngestSummary(), scrub.mark(), []
                 conn.execute("BEGIN IMMEDIATE")
                 batch_bytes, batch_start = 0, time.monotonic()
             if progress is not None:
                 progress(n, done_bytes, total)
+        flush_fts(conn, pending)
         conn.execute("COMMIT")
+        _merge(summary, part)
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
     summary.secrets = scrub.counts
     return summary
+
+
+def _merge(total: IngestSummary, part: IngestSummary) -> None:
+    """Add a committed batch's counts to the run's summary."""
+    total.failed += part.failed
+    total.changed_sessions |= part.changed_sessions
+    total.sessions = len(total.changed_sessions)
+    for name in (
+        "files_read", "bytes_read", "turns_added", "turns_removed",
+        "unknown", "torn", "recovered", "reasoning", "duplicates",
+    ):  # fmt: skip
+        setattr(total, name, getattr(total, name) + getattr(part, name))
 
 
 def _ingest_one(
@@ -199,26 +233,44 @@ def _ingest_one(
     row: tuple[Any, ...] | None,
     known: bool,
     summary: IngestSummary,
-) -> None:
-    """Parse and write one source inside a savepoint; a failure is reported, never fatal."""
+    *,
+    pending: FtsRows | None,
+) -> bool:
+    """Parse and write one source; a failure is reported, never fatal. Given `pending` (the batch's
+    held-back full-text rows), a write that fails midway returns False, leaving the caller to undo
+    the transaction; without it the source is written inside a savepoint, full-text rows and all,
+    and a failure only drops this source."""
+    isolate = pending is None
     cursor, reset, head = _plan(src, row, known)
     try:
         result: ParseResult = src.adapter.parse(src.path, cursor)
     except Exception as exc:  # a broken transcript (or adapter bug) must not stop the rest
         summary.failed.append(FailedSource(str(src.path), scrub.small(f"{type(exc).__name__}: {exc}")))
-        return
+        return True
     sig = Signature(src.size, src.mtime_ns, head)
-    conn.execute("SAVEPOINT source")
+    if isolate:
+        conn.execute("SAVEPOINT source")
     try:
         stats = write_source(
-            conn, scrub, key=key, harness=src.harness, sig=sig, result=result, reset=reset, new=not known
+            conn,
+            scrub,
+            key=key,
+            harness=src.harness,
+            sig=sig,
+            result=result,
+            reset=reset,
+            new=not known,
+            pending=pending,
         )
     except (sqlite3.IntegrityError, sqlite3.InterfaceError, ValueError, TypeError) as exc:
+        if not isolate:
+            return False
         conn.execute("ROLLBACK TO source")
         conn.execute("RELEASE source")
         summary.failed.append(FailedSource(str(src.path), scrub.small(f"cannot store: {exc}")))
-        return
-    conn.execute("RELEASE source")
+        return True
+    if isolate:
+        conn.execute("RELEASE source")
     summary.files_read += 1
     summary.bytes_read += src.size
     summary.turns_added += stats.turns_added
@@ -231,6 +283,7 @@ def _ingest_one(
     summary.recovered += st.recovered
     summary.reasoning += st.reasoning
     summary.duplicates += getattr(st, "duplicates", 0)
+    return True
 
 
 def _plan(src: Source, row: tuple[Any, ...] | None, known: bool) -> tuple[Cursor, bool, str | None]:

@@ -17,9 +17,20 @@ from hippo_git.transcripts.redact import Redactor
 _ISO_TS = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][0-9:.]{2,18}(?:Z|[+-]\d\d:?\d\d)?)?")
 # Adapters cap long tool text before it gets here (`transcripts.jsonl.cap`); the cut may fall inside
 # a secret, leaving a prefix too short for any pattern. The word the cut ended in is dropped.
-_CAP_TAIL = re.compile(r"\S*(\n\[… \d+ more characters not indexed\])\Z")
+_CAP_MARK = re.compile(r"\n\[… \d+ more characters not indexed\]\Z")
 _MEMO_MAX_CHARS = 512
 _MEMO_MAX_ENTRIES = 50_000
+
+
+def _drop_cut_word(value: str) -> str:
+    """`value` without the word a size cap cut through (the run of non-blanks before the marker)."""
+    mark = _CAP_MARK.search(value, max(0, len(value) - 80))
+    if mark is None:
+        return value
+    head = value[: mark.start()]
+    if head and not head[-1].isspace():
+        head = head[: len(head) - len(head.rsplit(None, 1)[-1])]
+    return head + value[mark.start() :]
 
 
 class Scrubber:
@@ -31,9 +42,17 @@ class Scrubber:
     def counts(self) -> dict[str, int]:
         return dict(self.redactor.counts)
 
+    def mark(self) -> dict[str, int]:
+        """The counts so far, to `reset` to when the writes since are undone."""
+        return dict(self.redactor.counts)
+
+    def reset(self, mark: dict[str, int]) -> None:
+        self.redactor.counts.clear()
+        self.redactor.counts.update(mark)
+
     def text(self, value: str) -> str:
         if value.endswith("not indexed]"):
-            value = _CAP_TAIL.sub(r"\1", value)
+            value = _drop_cut_word(value)
         return self.redactor.redact(value)
 
     def small(self, value: str) -> str:

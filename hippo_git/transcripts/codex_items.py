@@ -5,10 +5,10 @@ Pure functions over plain dicts, used by `codex`.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hippo_git.transcripts.jsonl import cap, render_fields, text_of, tool_paths
+from hippo_git.transcripts.jsonl_decode import loads_json
 from hippo_git.transcripts.model import TOOL_TEXT_CAP
 
 # User-role messages the harness injects (environment, AGENTS.md, instructions); never a prompt.
@@ -83,7 +83,7 @@ def parse_arguments(arguments: Any) -> Any:
     """`function_call.arguments` is a JSON string; a dict when it parses, else the raw value."""
     if isinstance(arguments, str) and arguments.startswith("{"):
         try:
-            return json.loads(arguments)
+            return loads_json(arguments)
         except ValueError:
             return arguments
     return arguments
@@ -126,7 +126,7 @@ def output_turn(output: Any, payload: dict[str, Any]) -> tuple[str, bool]:
         if text.startswith('{"output"'):
             # Older builds: `{"output": "...", "metadata": {"exit_code": N, ...}}` as a string.
             try:
-                wrapped = json.loads(text)
+                wrapped = loads_json(text)
             except ValueError:
                 wrapped = None
             if isinstance(wrapped, dict):

@@ -1,7 +1,9 @@
 """Reading JSON-lines transcripts robustly: torn lines, `}{`-concatenated objects, zstd files.
 
-Every JSONL adapter reads through `read_records`, which yields plain dicts and tracks the byte
+Every JSONL adapter reads through `LineReader`, which yields plain dicts and tracks the byte
 offset just past the last complete line, so a growing file can be read again from there.
+
+Lines are decoded by `jsonl_decode` (`orjson` when installed, with the standard library behind it).
 """
 
 from __future__ import annotations
@@ -16,9 +18,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from hippo_git.transcripts.jsonl_decode import (
+    decode_line,
+    decode_slow,
+    fast_loads,
+    loads_json,
+    long_numbers,
+)
 from hippo_git.transcripts.model import ParsedSession, ParseStats, SessionInfo, Turn
 
-_DECODER = json.JSONDecoder()
 ZSTD_SUFFIXES = (".zst", ".zstd")
 
 
@@ -40,22 +48,42 @@ class LineReader:
             self.restarted = True
         pos = self.offset
         end = len(data)
+        stats = self.stats
+        loads = fast_loads
+        # Where runs of 19+ digits start (they cannot span lines): those lines take the slow path.
+        long_at = long_numbers(data) if loads is not None else []
+        nxt = long_at.pop() if long_at else end
         while pos < end:
             nl = data.find(b"\n", pos)
             if nl == -1:
                 # A last line without a newline may still be being written: only take it when
                 # it parses whole, and do not move the cursor past it unless it is complete.
                 tail = data[pos:]
-                records = list(_decode_line(tail, self.stats, count_torn=False))
+                records = list(decode_line(tail, self.stats, count_torn=False))
                 if records and tail.rstrip().endswith(b"}"):
                     self.offset = end
                     yield from records
                 return
+            while nxt < pos:
+                nxt = long_at.pop() if long_at else end
             line = data[pos:nl]
+            long_number = nxt < nl
             pos = nl + 1
             self.offset = pos
+            if loads is not None and not long_number:
+                try:
+                    obj = loads(line)
+                except ValueError:
+                    pass
+                else:
+                    stats.records += 1
+                    if isinstance(obj, dict):
+                        yield obj
+                    else:
+                        stats.unknown += 1
+                    continue
             if line.strip():
-                yield from _decode_line(line, self.stats, count_torn=True)
+                yield from decode_slow(line, stats, count_torn=True)
 
 
 def read_bytes(path: Path) -> bytes:
@@ -87,45 +115,6 @@ def _decompress_frames(raw: bytes) -> bytes:
         out.append(chunk)
         raw = frame.unused_data
     return b"".join(out)
-
-
-def _decode_line(line: bytes, stats: ParseStats, *, count_torn: bool) -> Iterator[dict[str, Any]]:
-    text = line.decode("utf-8", errors="replace").strip()
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        yield from _split_concatenated(text, stats, count_torn=count_torn)
-        return
-    stats.records += 1
-    if isinstance(obj, dict):
-        yield obj
-    else:
-        stats.unknown += 1
-
-
-def _split_concatenated(text: str, stats: ParseStats, *, count_torn: bool) -> Iterator[dict[str, Any]]:
-    """Recover `{...}{...}` lines object by object; skip what does not parse."""
-    pos = 0
-    found = 0
-    while pos < len(text):
-        start = text.find("{", pos)
-        if start == -1:
-            break
-        try:
-            obj, end = _DECODER.raw_decode(text, start)
-        except ValueError:
-            if count_torn:
-                stats.torn += 1
-            return
-        pos = end
-        if isinstance(obj, dict):
-            found += 1
-            stats.records += 1
-            yield obj
-    if found > 1:
-        stats.recovered += found
-    elif found == 0 and count_torn:
-        stats.torn += 1  # a line with no JSON object in it at all
 
 
 def text_of(content: Any) -> str:
@@ -212,7 +201,7 @@ def tool_paths(name: str | None, args: Any) -> tuple[tuple[str, ...], bool]:
         stripped = args.strip()
         if stripped.startswith("{"):
             try:
-                args = json.loads(stripped)
+                args = loads_json(stripped)
             except ValueError:
                 return (), False
         else:

@@ -11,11 +11,9 @@ are vetted in Python so that code such as `token = get_token()` is left alone. S
 in priority order (a vendor token beats the `password=` around it), never overlap, and the text
 is rebuilt once.
 
-Transcripts carry text rendered inside JSON strings (tool inputs, printed JSON), where a secret
-follows an escape such as `\\n`, `\\t` or `\\u0027`: the escape's letters would join the secret's
-word (`\\nSG.…` reads as the word `nSG`). Vendor tokens, context rules and emails are therefore
-found in a copy of the text with those escapes blanked (same length, so spans fit the text), and
-an assignment's name is delimited in that copy too.
+Text rendered inside JSON strings is scanned with its escapes blanked (`redact_escapes`):
+vendor tokens, context rules and emails are found in that copy, and an assignment's name is
+delimited in it. The rule tables are compiled by `redact_tables`.
 """
 
 from __future__ import annotations
@@ -27,6 +25,8 @@ import re
 from collections.abc import Collection
 
 from hippo_git.transcripts import redact_rules as rules
+from hippo_git.transcripts import redact_tables as tables
+from hippo_git.transcripts.redact_escapes import after_escape, blank_escapes
 
 KINDS: tuple[str, ...] = rules.KINDS
 Span = tuple[int, int, str]
@@ -36,84 +36,12 @@ _RUN_MASK = bytes(0x61 if chr(i) in _RUN_CHARS else 0x20 for i in range(256))
 _MIN_RUN = 20  # the shortest token looked for without a context word (AKIA + 16) is 20 long
 _RUN_NEEDLE = b"a" * _MIN_RUN
 _MAX_DOTTED_PREFIX = 26  # `SG.`, `ya29.`, a JWT header (19+ chars), with an escape before it
-# JSON escapes in a string, blanked to the same length; `\n` keeps a line break for rules that
-# read lines. `\"` and `\\` need nothing: neither character can be part of a secret's word.
-_BLANKED = (("\\n", " \n"), ("\\r", " \r"), ("\\t", "  "), ("\\b", "  "), ("\\f", "  "))
-_UNICODE_ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}")
-_HEX = frozenset(b"0123456789abcdefABCDEF")
 
 
-Rule = tuple[str, re.Pattern[str], bool, tuple[str, ...], bool]
-GateKid = tuple[str, bool, int]  # (literal, look in the lowercased text, the rules it enables)
-GateNode = tuple[str, int, tuple[GateKid, ...]]  # (literal, rules it enables, gates tried after it)
-_PARENT_CHARS = "~!($@=/:_-"
-
-
-def _tokens() -> dict[bytes, list[tuple[str, re.Pattern[str]]]]:
-    """Vendor token patterns keyed by their first two (literal) characters."""
-    table: dict[bytes, list[tuple[str, re.Pattern[str]]]] = {}
-    for kind, pattern in rules.TOKENS:
-        if re.escape(pattern[:2]) != pattern[:2]:
-            raise ValueError(f"a token pattern must start with two literal characters: {pattern!r}")
-        table.setdefault(pattern[:2].encode(), []).append((kind, re.compile(pattern)))
-    return table
-
-
-def _shapes() -> dict[int, list[tuple[str, re.Pattern[str], re.Pattern[str] | None]]]:
-    table: dict[int, list[tuple[str, re.Pattern[str], re.Pattern[str] | None]]] = {}
-    for kind, lengths, pattern, context in rules.SHAPES:
-        for length in lengths:
-            entry = (kind, re.compile(pattern), re.compile(context) if context else None)
-            table.setdefault(length, []).append(entry)
-    return table
-
-
-def _rules() -> tuple[list[Rule], list[tuple[tuple[str, ...], bool]]]:
-    """(kind, or family for assignments; regex; matches the lowercased text; secret groups; is an
-    assignment), and each rule's gates. Anchored rules claim their spans before assignments."""
-    found: list[Rule] = []
-    gates: list[tuple[tuple[str, ...], bool]] = []
-    for kind, literals, low, pattern in rules.ANCHORED:
-        rx = re.compile(pattern)
-        found.append((kind, rx, low, tuple(g for g in ("s", "t", "u", "n") if g in rx.groupindex), False))
-        gates.append((tuple(g.lower() if low else g for g in literals), low))
-    for family, literals, head in rules.ASSIGN_HEADS:
-        found.append((family, re.compile(head + rules.ASSIGN_TAIL), True, (), True))
-        gates.append((literals, True))
-    return found, gates
-
-
-def _gate_tree(
-    rule_gates: list[tuple[tuple[str, ...], bool]],
-) -> tuple[tuple[GateNode, ...], tuple[GateNode, ...]]:
-    """Gates nested under a rarer character or a shorter word they contain, so that text without
-    `/` never pays for the `://` scan, nor text without `pass` for `password`. Returns the nodes
-    under characters (looked up in the text) and under words (looked up in the lowercased text)."""
-    enables: dict[tuple[str, bool], int] = {}
-    for i, (literals, low) in enumerate(rule_gates):
-        for literal in literals:
-            enables[(literal, low)] = enables.get((literal, low), 0) | 1 << i
-    words = [literal for literal, low in enables if not any(c in literal for c in _PARENT_CHARS)]
-    if any(not low for literal, low in enables if literal in words):
-        raise ValueError(f"a gate without one of {_PARENT_CHARS!r} must be looked up in lowercase")
-    nodes: dict[str, list[GateKid]] = {}
-    for (literal, low), mask in enables.items():
-        char = next((c for c in _PARENT_CHARS if c in literal), None)
-        parent = char or next((w for w in words if w != literal and w in literal), literal)
-        nodes.setdefault(parent, []).append((literal, low, mask))
-    by_char: list[GateNode] = []
-    by_word: list[GateNode] = []
-    for parent, kids in nodes.items():
-        own = next((mask for literal, _, mask in kids if literal == parent), 0)
-        node = (parent, own, tuple(kid for kid in kids if kid[0] != parent))
-        (by_char if parent in _PARENT_CHARS else by_word).append(node)
-    return tuple(by_char), tuple(by_word)
-
-
-_DISPATCH = _tokens()
-_SHAPES = _shapes()
-_RULES, _RULE_GATES = _rules()
-_CHAR_GATES, _WORD_GATES = _gate_tree(_RULE_GATES)
+_DISPATCH = tables.tokens()
+_SHAPES = tables.shapes()
+_RULES, _RULE_GATES = tables.rules()
+_CHAR_GATES, _WORD_GATES = tables.gate_tree(_RULE_GATES)
 # Text with none of these characters can hold only a bare vendor token.
 _SPECIAL = re.compile(r"[^\w.\-]")
 _AWS_NEAR = re.compile(rules.AWS_SECRET_NEAR)
@@ -135,31 +63,6 @@ _STRICT_HEADS = frozenset({"auth", "pat"})  # names too common to trust without 
 _LOCAL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
 _DOMAIN = re.compile(rules.EMAIL_DOMAIN)
 _RESERVED = re.compile(rules.EMAIL_RESERVED_DOMAIN)
-
-
-def _blank_escapes(text: str) -> str:
-    """`text` with its JSON escape sequences blanked (same length). An escaped backslash (`\\\\n`
-    is a backslash and an `n`) is kept, unless the text holds NUL, the placeholder used for it."""
-    pairs = "\\\\" in text and "\x00" not in text
-    view = text.replace("\\\\", "\x00\x00") if pairs else text
-    for escape, blank in _BLANKED:
-        if escape in view:
-            view = view.replace(escape, blank)
-    if "\\u" in view:
-        view = _UNICODE_ESCAPE.sub("      ", view)
-    return view.replace("\x00\x00", "\\\\") if pairs else view
-
-
-def _after_escape(raw: bytes, pos: int) -> int:
-    """Where a word starting at `pos` begins once an escape's letters are dropped (`\\nSG.…`,
-    `\\u0027ghp_…`): the escapes `_blank_escapes` kept, such as those of JSON inside JSON."""
-    if not pos or raw[pos - 1] != 0x5C:
-        return pos
-    if raw[pos : pos + 1] in (b"n", b"r", b"t", b"b", b"f"):
-        return pos + 1
-    if raw[pos : pos + 1] == b"u" and len(raw) >= pos + 5 and all(c in _HEX for c in raw[pos + 1 : pos + 5]):
-        return pos + 5
-    return pos
 
 
 def _claim(spans: list[Span], start: int, end: int, kind: str) -> None:
@@ -203,10 +106,10 @@ def _match_run(text: str, raw: bytes, start: int, end: int, spans: list[Span]) -
         q = start - 1
         while q and start - q < _MAX_DOTTED_PREFIX and (text[q - 1] in _RUN_CHARS or text[q - 1] == "."):
             q -= 1
-        candidates[:0] = {q: None, _after_escape(raw, q): None}
+        candidates[:0] = {q: None, after_escape(raw, q): None}
     elif start >= 16 and raw[start - 1] == 0x21:  # Salesforce: 00<org id>!<session>
         candidates.insert(0, start - 16)
-    elif (unescaped := _after_escape(raw, start)) != start:
+    elif start and raw[start - 1] == 0x5C and (unescaped := after_escape(raw, start)) != start:
         candidates.append(unescaped)
     for pos in candidates:
         for kind, rx in _DISPATCH.get(raw[pos : pos + 2], ()):
@@ -284,9 +187,7 @@ def _value_ok(value: str, family: str, *, quoted: bool) -> bool:
     return value.lower() not in rules.NOT_VALUES and not _CODE.match(value)
 
 
-def _assignment(
-    text: str, low: str, view: str, m: re.Match[str], family: str, spans: list[Span]
-) -> None:
+def _assignment(text: str, low: str, view: str, m: re.Match[str], family: str, spans: list[Span]) -> None:
     """Vet one assignment. Its value is read in the text as written (an escaped quote or newline
     is part of a JSON-rendered value); its name, delimited in `view` (escapes blanked)."""
     k0, k1 = m.start(), m.start("kq")
@@ -347,8 +248,7 @@ def _assignment(
 
 
 def _lower(text: str) -> str:
-    # Lowercasing keeps positions when the text is ASCII; otherwise non-ASCII becomes "?" first
-    # (a few characters lowercase to two), which no rule that reads `low` looks for.
+    """`text` lowercased the way `scan` lowercases it (see there)."""
     return text.lower() if text.isascii() else text.encode("ascii", "replace").decode("ascii").lower()
 
 
@@ -403,12 +303,14 @@ def scan(text: str) -> list[Span]:
     spans: list[Span] = []
     if len(text) < 6:
         return spans
-    view = _blank_escapes(text) if "\\" in text else text
+    view = blank_escapes(text) if "\\" in text else text
     if len(text) >= _MIN_RUN:
         _scan_tokens(view, spans)
     if not _SPECIAL.search(text):
         return spans
-    low = _lower(text)
+    # Lowercasing keeps positions when the text is ASCII; otherwise non-ASCII becomes "?" first
+    # (a few characters lowercase to two), which no rule that reads `low` looks for.
+    low = text.lower() if text.isascii() else text.encode("ascii", "replace").decode("ascii").lower()
     hits = _gates(text, low)
     if hits:
         _run_rules(text, low, view, hits, spans)

@@ -14,7 +14,9 @@ from tests.conftest import git, run_cli
 
 @pytest.fixture(autouse=True)
 def no_claude(monkeypatch: pytest.MonkeyPatch) -> None:
-    path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep) if not shutil.which("claude", path=d))
+    path = os.pathsep.join(
+        d for d in os.environ["PATH"].split(os.pathsep) if not shutil.which("claude", path=d)
+    )
     monkeypatch.setenv("PATH", path)
 
 

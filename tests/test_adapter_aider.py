@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import shutil
-from collections import Counter
 from pathlib import Path
 
 from hippo_git.transcripts.aider import ADAPTER
-from hippo_git.transcripts.model import ANSWER, PROMPT, SYSTEM, TOOL_OUTPUT, Cursor, ParsedSession
+from hippo_git.transcripts.model import ANSWER, PROMPT, SYSTEM, TOOL_OUTPUT, Cursor
+from tests.adapter_support import kinds
 from tests.conftest import corpus
-
-
-def kinds(session: ParsedSession) -> dict[str, int]:
-    return dict(Counter(t.kind for t in session.turns))
 
 
 def test_every_corpus_file_is_discovered() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +20,9 @@ from hippo_git.transcripts.model import (
     TOOL_OUTPUT,
     TOOL_TEXT_CAP,
     Cursor,
-    ParsedSession,
-    ParseResult,
 )
 from hippo_git.transcripts.registry import get_adapter
+from tests.adapter_support import Reads, by_id, jsonl, kinds, line_cuts, read_in_two
 from tests.conftest import corpus
 
 ROOT = ("transcripts", "claude-code")
@@ -132,26 +130,8 @@ EXPECTED: dict[str, tuple[dict[str, int], dict[str, dict[str, int]]]] = {
 }
 
 
-def parse(path: Path, cursor: Cursor | None = None) -> ParseResult:
-    return ADAPTER.parse(path, cursor or Cursor())
-
-
-def by_id(result: ParseResult) -> dict[str, ParsedSession]:
-    return {s.info.id: s for s in result.sessions}
-
-
-def kinds(session: ParsedSession) -> dict[str, int]:
-    return dict(Counter(t.kind for t in session.turns))
-
-
-def one(path: Path) -> ParsedSession:
-    result = parse(path)
-    assert len(result.sessions) == 1
-    return result.sessions[0]
-
-
-def lines(*records: dict[str, Any]) -> str:
-    return "".join(json.dumps(r) + "\n" for r in records)
+READS = Reads(ADAPTER)
+parse, one = READS.parse, READS.one
 
 
 def user(text: Any, **extra: Any) -> dict[str, Any]:
@@ -180,7 +160,7 @@ def test_corpus_file(name: str) -> None:
     result = parse(corpus(*ROOT, name))
     assert {k: getattr(result.stats, k) for k in stats} == stats
     assert result.stats.torn == 0
-    assert {sid: kinds(s) for sid, s in by_id(result).items()} == sessions
+    assert {sid: kinds(s) for sid, s in by_id(result.sessions).items()} == sessions
     for session in result.sessions:
         assert session.mode == "replace"
         assert [t.seq for t in session.turns] == list(range(len(session.turns)))
@@ -231,10 +211,10 @@ def test_subagent_sibling_layout_2_0(tmp_path: Path) -> None:
     project = tmp_path / "-work-app"
     project.mkdir()
     parent = user("delegate", cwd="/work/app", timestamp="2026-01-01T00:00:00.000Z")
-    (project / "s1.jsonl").write_text(lines(parent))
+    (project / "s1.jsonl").write_text(jsonl(parent))
     side: dict[str, Any] = {"isSidechain": True, "agentId": "abc123", "cwd": "/work/app"}
     (project / "agent-abc123.jsonl").write_text(
-        lines(user("find TODOs", **side), assistant(text("found 2"), **side))
+        jsonl(user("find TODOs", **side), assistant(text("found 2"), **side))
     )
     assert sorted(p.name for p in ADAPTER.discover(tmp_path)) == ["agent-abc123.jsonl", "s1.jsonl"]
     sub = one(project / "agent-abc123.jsonl")
@@ -246,7 +226,7 @@ def test_inline_sidechains_become_subagent_sessions(tmp_path: Path) -> None:
     # ≤1.0.x: Task subagents inline, `isSidechain: true`, chained by parentUuid, no agentId.
     path = tmp_path / "s1.jsonl"
     path.write_text(
-        lines(
+        jsonl(
             user("main question", uuid="u1"),
             user("sub A prompt", uuid="a1", parentUuid=None, isSidechain=True),
             user("sub B prompt", uuid="b1", parentUuid=None, isSidechain=True),
@@ -255,7 +235,7 @@ def test_inline_sidechains_become_subagent_sessions(tmp_path: Path) -> None:
             assistant(text("main answer"), mid="mm", uuid="u2", parentUuid="u1"),
         )
     )
-    sessions = by_id(parse(path))
+    sessions = by_id(parse(path).sessions)
     assert {sid: [t.text for t in s.turns] for sid, s in sessions.items()} == {
         "s1": ["main question", "main answer"],
         "s1/agent-a1": ["sub A prompt", "A answer"],
@@ -271,7 +251,7 @@ def test_agent_progress_skipped_when_the_subagent_file_exists(tmp_path: Path) ->
     shutil.copyfile(src, parent)
     sub_file = tmp_path / sid / "subagents" / "agent-ad355fd.jsonl"
     sub_file.parent.mkdir(parents=True)
-    sub_file.write_text(lines(user("search", isSidechain=True, agentId="ad355fd", sessionId=sid)))
+    sub_file.write_text(jsonl(user("search", isSidechain=True, agentId="ad355fd", sessionId=sid)))
     result = parse(parent)
     assert [s.info.id for s in result.sessions] == [sid]
     assert result.stats.duplicates == 37
@@ -279,7 +259,7 @@ def test_agent_progress_skipped_when_the_subagent_file_exists(tmp_path: Path) ->
 
 
 def test_agent_progress_subagent_facts() -> None:
-    sessions = by_id(parse(corpus(*ROOT, "entire-ac-0df591859d_0.jsonl")))
+    sessions = by_id(parse(corpus(*ROOT, "entire-ac-0df591859d_0.jsonl")).sessions)
     sub = sessions["acdd84ab-e724-42c8-925d-420b2a4f1861/agent-ad355fd"]
     assert sub.info.parent_id == "acdd84ab-e724-42c8-925d-420b2a4f1861"
     assert sub.info.model == "claude-haiku-4-5-20251001"
@@ -289,7 +269,8 @@ def test_agent_progress_subagent_facts() -> None:
 
 
 def test_streamed_blocks_merge_by_message_id() -> None:
-    main = by_id(parse(corpus(*ROOT, "entire-ac-0df591859d_0.jsonl")))["acdd84ab-e724-42c8-925d-420b2a4f1861"]
+    result = parse(corpus(*ROOT, "entire-ac-0df591859d_0.jsonl"))
+    main = by_id(result.sessions)["acdd84ab-e724-42c8-925d-420b2a4f1861"]
     # msg_01YSz…: "\n\n", a thinking block, then text, then tool_use — one answer, then the call.
     assert [t.kind for t in main.turns[:3]] == [PROMPT, ANSWER, TOOL_CALL]
     assert main.turns[1].text == "Let me check the current state of things."
@@ -298,7 +279,7 @@ def test_streamed_blocks_merge_by_message_id() -> None:
 def test_streamed_text_blocks_of_one_message_are_one_answer(tmp_path: Path) -> None:
     path = tmp_path / "s1.jsonl"
     path.write_text(
-        lines(
+        jsonl(
             user("go"),
             assistant(text("part one")),
             assistant({"type": "thinking", "thinking": "secret plan", "signature": "x"}),
@@ -371,13 +352,13 @@ def test_user_lines_meta_images_and_mixed_blocks() -> None:
 
 def test_fixture_small_titles_errors_and_unknowns() -> None:
     result = parse(corpus(*ROOT, "agent-sessions-fixture-small.jsonl"))
-    main = by_id(result)["ses_stage0_small"]
+    main = by_id(result.sessions)["ses_stage0_small"]
     assert main.info.title == "Stage0 small fixture"  # custom-title beats ai-title and summary
     errors = [t.text for t in main.turns if t.kind == ERROR]
     assert errors[0] == "API refusal: Refused for policy reasons."
     assert errors[1] == "API error: 429: [trimmed for fixture]"
     assert result.stats.unknown == 1  # `atis-latch`
-    side = by_id(result)["ses_stage0_small/agent-sys1"]
+    side = by_id(result.sessions)["ses_stage0_small/agent-sys1"]
     assert side.info.title == "Hello"  # its first prompt, not the parent's slug
     assert [t.is_error for t in side.turns if t.kind == TOOL_OUTPUT] == [False, True]
     assert all("Reasoning goes here." not in t.text for s in result.sessions for t in s.turns)
@@ -394,7 +375,7 @@ def test_discover_skips_non_transcripts(tmp_path: Path) -> None:
         sub / "workflows" / "wf1" / "journal.jsonl",
         tmp_path / "history.jsonl",
     ):
-        path.write_text(lines(user("hi")))
+        path.write_text(jsonl(user("hi")))
     (sub / "agent-a1.meta.json").write_text("{}")
     found = sorted(p.relative_to(tmp_path).as_posix() for p in ADAPTER.discover(tmp_path))
     assert found == [
@@ -405,19 +386,9 @@ def test_discover_skips_non_transcripts(tmp_path: Path) -> None:
     assert one(sub / "workflows" / "wf1" / "agent-a2.jsonl").info.id in ("s1/agent-a2",)
 
 
-def _split_points(data: bytes, most: int) -> list[int]:
-    ends = [i + 1 for i, b in enumerate(data) if b == 0x0A][:-1]
-    step = max(1, len(ends) // most)
-    return ends[::step]
-
-
 def _grown_in_two(tmp: Path, data: bytes, cut: int) -> list[tuple[str, list[Any]]]:
-    tmp.write_bytes(data[:cut])
-    first = parse(tmp)
-    tmp.write_bytes(data)
-    state = json.loads(json.dumps(first.cursor.state))
-    second = parse(tmp, Cursor(first.cursor.offset, state))
-    assert all(s.mode == "append" for s in second.sessions if s.info.id in by_id(first))
+    first, second = read_in_two(ADAPTER, tmp, data, cut)
+    assert all(s.mode == "append" for s in second.sessions if s.info.id in by_id(first.sessions))
     return [
         (s.info.id, [(t.seq, t.kind, t.text, t.tool, t.paths) for t in s.turns])
         for s in (*first.sessions, *second.sessions)
@@ -441,7 +412,7 @@ def test_incremental_read_in_two_halves_equals_whole(tmp_path: Path, name: str) 
     expected = {
         s.info.id: [(t.seq, t.kind, t.text, t.tool, t.paths) for t in s.turns] for s in whole.sessions
     }
-    for cut in _split_points(data, 12):
+    for cut in line_cuts(data, 12):
         got: dict[str, list[Any]] = {}
         for sid, turns in _grown_in_two(tmp, data, cut):
             got.setdefault(sid, []).extend(turns)
@@ -452,7 +423,7 @@ def test_incremental_read_in_two_halves_equals_whole(tmp_path: Path, name: str) 
 
 def test_torn_last_line_is_not_consumed(tmp_path: Path) -> None:
     path = tmp_path / "s1.jsonl"
-    done = lines(user("first", timestamp="2026-01-01T00:00:00.000Z"))
+    done = jsonl(user("first", timestamp="2026-01-01T00:00:00.000Z"))
     torn = json.dumps(assistant(text("second half")))
     path.write_text(done + torn[:40])
     first = parse(path)
@@ -469,11 +440,11 @@ def test_garbage_concatenated_and_unknown_lines(tmp_path: Path) -> None:
     path = tmp_path / "s1.jsonl"
     glued = json.dumps(user("one")) + json.dumps(user("two"))
     path.write_text(
-        lines(user("zero"))
+        jsonl(user("zero"))
         + "this is not json\n"
         + glued
         + "\n"
-        + lines({"type": "hologram", "x": 1}, user("three"))
+        + jsonl({"type": "hologram", "x": 1}, user("three"))
     )
     result = parse(path)
     assert [t.text for t in result.sessions[0].turns] == ["zero", "one", "two", "three"]
@@ -484,7 +455,7 @@ def test_tool_output_is_capped_and_errors_flagged(tmp_path: Path) -> None:
     path = tmp_path / "s1.jsonl"
     call = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "yes"}}
     result_block = {"type": "tool_result", "tool_use_id": "t1", "content": "y\n" * 20_000, "is_error": True}
-    path.write_text(lines(assistant(call), user([result_block])))
+    path.write_text(jsonl(assistant(call), user([result_block])))
     out = one(path).turns[1]
     assert (out.kind, out.tool, out.is_error) == (TOOL_OUTPUT, "Bash", True)
     assert len(out.text) < TOOL_TEXT_CAP + 100 and out.text.endswith("more characters not indexed]")
@@ -492,9 +463,9 @@ def test_tool_output_is_capped_and_errors_flagged(tmp_path: Path) -> None:
 
 def test_shrunk_file_is_read_again_whole(tmp_path: Path) -> None:
     path = tmp_path / "s1.jsonl"
-    path.write_text(lines(user("a"), user("b"), user("c")))
+    path.write_text(jsonl(user("a"), user("b"), user("c")))
     first = parse(path)
-    path.write_text(lines(user("new")))
+    path.write_text(jsonl(user("new")))
     again = parse(path, first.cursor)
     assert again.sessions[0].mode == "replace"
     assert [(t.seq, t.text) for t in again.sessions[0].turns] == [(0, "new")]
@@ -502,10 +473,10 @@ def test_shrunk_file_is_read_again_whole(tmp_path: Path) -> None:
 
 def test_title_lines_before_any_session_id_wait_for_it(tmp_path: Path) -> None:
     path = tmp_path / "file-name.jsonl"
-    head = lines({"type": "summary", "summary": "A title", "leafUuid": "x"})
+    head = jsonl({"type": "summary", "summary": "A title", "leafUuid": "x"})
     path.write_text(head)
     first = parse(path)
     assert first.sessions == [] and first.cursor.offset == 0
-    path.write_text(head + lines(user("hello")))
+    path.write_text(head + jsonl(user("hello")))
     session = one(path)
     assert (session.info.id, session.info.title) == ("s1", "A title")

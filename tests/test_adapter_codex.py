@@ -18,11 +18,9 @@ from hippo_git.transcripts.model import (
     SYSTEM,
     TOOL_CALL,
     TOOL_OUTPUT,
-    Cursor,
-    ParsedSession,
-    ParseResult,
 )
 from hippo_git.transcripts.registry import get_adapter
+from tests.adapter_support import Reads, kinds, line_cuts, read_in_two, write_jsonl
 from tests.conftest import corpus
 
 ROOT = ("transcripts", "codex")
@@ -67,18 +65,8 @@ EXPECTED: dict[str, tuple[dict[str, int], str, dict[str, int]]] = {
 }
 
 
-def parse(path: Path, cursor: Cursor | None = None) -> ParseResult:
-    return ADAPTER.parse(path, cursor or Cursor())
-
-
-def one(path: Path) -> ParsedSession:
-    result = parse(path)
-    assert len(result.sessions) == 1
-    return result.sessions[0]
-
-
-def kinds(session: ParsedSession) -> dict[str, int]:
-    return dict(Counter(t.kind for t in session.turns))
+READS = Reads(ADAPTER)
+parse, one = READS.parse, READS.one
 
 
 def envelope(kind: str, payload: dict[str, Any], ts: str = "2026-03-01T10:00:00.000Z") -> dict[str, Any]:
@@ -97,11 +85,6 @@ def item(**payload: Any) -> dict[str, Any]:
 
 def event(**payload: Any) -> dict[str, Any]:
     return envelope("event_msg", payload)
-
-
-def write(path: Path, *records: dict[str, Any]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
 
 
 def test_registry_and_every_corpus_file_is_listed() -> None:
@@ -192,7 +175,7 @@ def test_fixture_small_fork_title_errors() -> None:
 def test_apply_patch_paths_and_exit_codes(tmp_path: Path) -> None:
     patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-a\n+b\n*** Add File: docs/notes.md\n+hi\n*** End Patch"
     shell_patch = {"command": ["bash", "-lc", f"apply_patch <<'EOF'\n{patch}\nEOF"], "workdir": "/w"}
-    path = write(
+    path = write_jsonl(
         tmp_path / "rollout-x.jsonl",
         meta("s-1"),
         event(type="user_message", message="fix it"),
@@ -236,7 +219,7 @@ def test_apply_patch_paths_and_exit_codes(tmp_path: Path) -> None:
 
 
 def test_fork_copies_parent_history_without_a_second_session(tmp_path: Path) -> None:
-    path = write(
+    path = write_jsonl(
         tmp_path / "rollout-fork.jsonl",
         meta("child"),
         meta("parent-1"),  # the copied parent rollout starts with its own session_meta
@@ -252,7 +235,7 @@ def test_fork_copies_parent_history_without_a_second_session(tmp_path: Path) -> 
 def test_subagent_rollout_names_its_parent(tmp_path: Path) -> None:
     source = {"subagent": {"thread_spawn": {"parent_thread_id": "boss", "depth": 1}}}
     session = one(
-        write(
+        write_jsonl(
             tmp_path / "rollout-sub.jsonl",
             meta("worker", source=source),
             event(type="user_message", message="go"),
@@ -263,7 +246,7 @@ def test_subagent_rollout_names_its_parent(tmp_path: Path) -> None:
 
 def test_compacted_replacement_history_is_not_indexed_again(tmp_path: Path) -> None:
     history = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "old prompt"}]}]
-    path = write(
+    path = write_jsonl(
         tmp_path / "rollout-c.jsonl",
         meta("s-1"),
         event(type="user_message", message="old prompt"),
@@ -322,12 +305,8 @@ def test_incremental_read_in_two_halves_equals_whole(tmp_path: Path, name: str) 
     data = src.read_bytes()
     whole = one(src)
     tmp = tmp_path / src.name
-    ends = [i + 1 for i, b in enumerate(data) if b == 0x0A][:-1]
-    for cut in ends[:: max(1, len(ends) // 10)]:
-        tmp.write_bytes(data[:cut])
-        first = parse(tmp)
-        tmp.write_bytes(data)
-        second = parse(tmp, Cursor(first.cursor.offset, json.loads(json.dumps(first.cursor.state))))
+    for cut in line_cuts(data, 10):
+        first, second = read_in_two(ADAPTER, tmp, data, cut)
         (tail,) = second.sessions
         assert tail.mode == "append"
         turns = [t for s in first.sessions for t in s.turns] + tail.turns
@@ -376,5 +355,5 @@ def test_concatenated_garbage_and_unknown_lines(tmp_path: Path) -> None:
 
 def test_rollout_without_session_meta_takes_its_id_from_the_name(tmp_path: Path) -> None:
     name = "rollout-2026-01-01T00-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
-    session = one(write(tmp_path / name, event(type="user_message", message="x")))
+    session = one(write_jsonl(tmp_path / name, event(type="user_message", message="x")))
     assert session.info.id == "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000"

@@ -8,6 +8,7 @@ from typing import Any
 
 from hippo_git.transcripts.command_code import ADAPTER
 from hippo_git.transcripts.model import ANSWER, PROMPT, SYSTEM, TOOL_CALL, TOOL_OUTPUT, Cursor
+from tests.adapter_support import append_jsonl, write_jsonl
 
 SESSION = "33333333-3333-4333-8333-333333333333"
 
@@ -69,16 +70,11 @@ BARE = [
 ]
 
 
-def write(path: Path, records: list[Any], tail: str = "") -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records) + tail)
-
-
 def test_bare_model_messages(tmp_path: Path) -> None:
     home = tmp_path / ".commandcode"
     path = home / "projects" / "home-ada-repo" / f"{SESSION}.jsonl"
-    write(path, BARE)
-    write(home / "projects" / "home-ada-repo" / f"{SESSION}.checkpoints.jsonl", [{"snapshot": 1}])
+    write_jsonl(path, *BARE)
+    write_jsonl(home / "projects" / "home-ada-repo" / f"{SESSION}.checkpoints.jsonl", {"snapshot": 1})
     (home / "config.json").write_text(
         json.dumps({"provider": "command-code", "model": "MiniMaxAI/MiniMax-M3"})
     )
@@ -108,48 +104,33 @@ def test_bare_model_messages(tmp_path: Path) -> None:
     assert not any("I should read it first" in t.text for t in session.turns)
 
 
+def typed(mid: str, parent: str | None, ts: str, role: str, text: str, source: str) -> dict[str, Any]:
+    """A newer `{type: "message"}` line: one text part, `meta.source` saying who wrote it."""
+    message = {"role": role, "content": [{"type": "text", "text": text}], "meta": {"source": source}}
+    return {"type": "message", "id": mid, "parentId": parent, "timestamp": ts, "message": message}
+
+
 TYPED = [
     {"type": "session", "version": 3, "id": SESSION, "timestamp": "2026-09-03T08:00:00.000Z", "cwd": "/w"},
-    {
-        "type": "message",
-        "id": "aa11bb22",
-        "parentId": None,
-        "timestamp": "2026-09-03T08:00:01.000+02:00",
-        "message": {
-            "role": "user",
-            "content": [{"type": "text", "text": "<system-reminder>use tabs</system-reminder>"}],
-            "meta": {"source": "system"},
-        },
-    },
-    {
-        "type": "message",
-        "id": "bb22cc33",
-        "parentId": "aa11bb22",
-        "timestamp": "2026-09-03T08:00:02.000Z",
-        "message": {
-            "role": "user",
-            "content": [{"type": "text", "text": "ping"}],
-            "meta": {"source": "user"},
-        },
-    },
-    {
-        "type": "message",
-        "id": "cc33dd44",
-        "parentId": "bb22cc33",
-        "timestamp": "2026-09-03T08:00:03.000Z",
-        "message": {
-            "role": "assistant",
-            "content": [{"type": "text", "text": "PONG"}],
-            "meta": {"source": "model"},
-        },
-    },
+    typed(
+        "aa11bb22",
+        None,
+        "2026-09-03T08:00:01.000+02:00",
+        "user",
+        "<system-reminder>use tabs</system-reminder>",
+        "system",
+    ),
+    typed("bb22cc33", "aa11bb22", "2026-09-03T08:00:02.000Z", "user", "ping", "user"),
+    typed("cc33dd44", "bb22cc33", "2026-09-03T08:00:03.000Z", "assistant", "PONG", "model"),
     {"type": "checkpoint-marker", "id": "x"},
 ]
 
 
 def test_typed_message_lines_and_damage(tmp_path: Path) -> None:
     path = tmp_path / "w" / f"{SESSION}.jsonl"
-    write(path, [*TYPED[:2], "{garbage", *TYPED[2:]], tail='{"type": "message", "message": {"role": "assis')
+    write_jsonl(
+        path, *TYPED[:2], "{garbage", *TYPED[2:], tail='{"type": "message", "message": {"role": "assis'
+    )
     result = ADAPTER.parse(path, Cursor())
     (session,) = result.sessions
     assert session.info.id == SESSION and session.info.cwd == "/w"
@@ -166,11 +147,10 @@ def test_typed_message_lines_and_damage(tmp_path: Path) -> None:
 
 def test_incremental_read(tmp_path: Path) -> None:
     path = tmp_path / f"{SESSION}.jsonl"
-    write(path, BARE[:3])
+    write_jsonl(path, *BARE[:3])
     first = ADAPTER.parse(path, Cursor())
     assert [t.kind for t in first.sessions[0].turns] == [PROMPT, ANSWER, TOOL_CALL, TOOL_OUTPUT]
-    with path.open("a") as handle:
-        handle.write("".join(json.dumps(r) + "\n" for r in BARE[3:]))
+    append_jsonl(path, *BARE[3:])
     second = ADAPTER.parse(path, first.cursor)
     (more,) = second.sessions
     assert more.mode == "append" and more.info.id == SESSION

@@ -6,19 +6,15 @@ import hashlib
 import json
 import shutil
 import sqlite3
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from hippo_git.transcripts.cursor import ADAPTER
-from hippo_git.transcripts.model import ANSWER, PROMPT, SYSTEM, TOOL_CALL, TOOL_OUTPUT, Cursor, ParsedSession
+from hippo_git.transcripts.model import ANSWER, PROMPT, SYSTEM, TOOL_CALL, TOOL_OUTPUT, Cursor
+from tests.adapter_support import kinds
 from tests.conftest import corpus
 
 AGENT = "5f0c2a4e-1b2c-4d3e-8f90-0a1b2c3d4e5f"
-
-
-def kinds(session: ParsedSession) -> dict[str, int]:
-    return dict(Counter(t.kind for t in session.turns))
 
 
 def test_every_corpus_file_is_discovered() -> None:

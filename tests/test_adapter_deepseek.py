@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +18,8 @@ from hippo_git.transcripts.model import (
     TOOL_CALL,
     TOOL_OUTPUT,
     Cursor,
-    ParsedSession,
 )
+from tests.adapter_support import kinds
 from tests.conftest import corpus
 
 # What a person reading each file counts. The `user/message` a plugin injects (runtime context,
@@ -77,10 +76,6 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "reasoning": 2,
     },
 }
-
-
-def kinds(session: ParsedSession) -> dict[str, int]:
-    return dict(Counter(t.kind for t in session.turns))
 
 
 def test_every_corpus_file_is_discovered() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 
 from hippo_git.transcripts.gemini import ADAPTER
 from hippo_git.transcripts.model import ANSWER, PROMPT, SYSTEM, TOOL_CALL, TOOL_OUTPUT, Cursor, ParsedSession
+from tests.adapter_support import append_jsonl, kinds
 from tests.conftest import corpus
 
 EXPECTED: dict[str, dict[str, Any]] = {
@@ -57,10 +57,6 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "thoughts": 0,
     },
 }
-
-
-def kinds(session: ParsedSession) -> dict[str, int]:
-    return dict(Counter(t.kind for t in session.turns))
 
 
 def test_every_corpus_file_is_discovered() -> None:
@@ -130,21 +126,18 @@ def gemini(mid: str, text: str, calls: list[dict[str, Any]] | None = None) -> di
 META = {"sessionId": "s-jsonl", "projectHash": "abc", "startTime": "2026-04-29T21:39:22.319Z", "kind": "main"}
 
 
-def append(path: Path, *records: Any) -> None:
-    with path.open("a") as handle:
-        handle.write("".join(json.dumps(r) + "\n" for r in records))
-
-
 def texts(session: ParsedSession) -> list[str]:
     return [t.text for t in session.turns]
 
 
 def test_rewind_drops_the_target_and_everything_after(tmp_path: Path) -> None:
     path = tmp_path / "session-2026-04-29T21-39-s-jsonl.jsonl"
-    append(path, META, user("u1", "first"), gemini("g1", "one"), user("u2", "second"), gemini("g2", "two"))
+    append_jsonl(
+        path, META, user("u1", "first"), gemini("g1", "one"), user("u2", "second"), gemini("g2", "two")
+    )
     first = ADAPTER.parse(path, Cursor())
     assert texts(first.sessions[0]) == ["first", "one", "second", "two"]
-    append(path, {"$rewindTo": "u2"}, user("u3", "second, better"), gemini("g3", "three"))
+    append_jsonl(path, {"$rewindTo": "u2"}, user("u3", "second, better"), gemini("g3", "three"))
     rewound = ADAPTER.parse(path, first.cursor)
     (session,) = rewound.sessions
     # History was rewritten: the whole session is read again and replaces what was indexed.
@@ -152,7 +145,7 @@ def test_rewind_drops_the_target_and_everything_after(tmp_path: Path) -> None:
     assert texts(session) == ["first", "one", "second, better", "three"]
     assert [t.seq for t in session.turns] == [0, 1, 2, 3]
     # Plain new messages afterwards are an append, numbered on.
-    append(
+    append_jsonl(
         path, {"$set": {"lastUpdated": "2026-04-29T22:00:00.000Z", "summary": "Greeting"}}, user("u4", "bye")
     )
     grown = ADAPTER.parse(path, rewound.cursor)
@@ -165,25 +158,25 @@ def test_rewind_drops_the_target_and_everything_after(tmp_path: Path) -> None:
 def test_rewritten_ids_and_set_messages_checkpoints(tmp_path: Path) -> None:
     path = tmp_path / "session.jsonl"
     call = {"id": "c1", "name": "replace", "args": {"file_path": "a.py"}, "status": "executing"}
-    append(path, META, user("u1", "edit a.py"), gemini("g1", "", [call]))
+    append_jsonl(path, META, user("u1", "edit a.py"), gemini("g1", "", [call]))
     first = ADAPTER.parse(path, Cursor())
     assert [t.kind for t in first.sessions[0].turns] == [PROMPT, TOOL_CALL, TOOL_OUTPUT]
     done = dict(call, status="error", result=[{"functionResponse": {"response": {"error": "no such file"}}}])
-    append(path, gemini("g1", "", [done]))  # the same message id written again, now finished
+    append_jsonl(path, gemini("g1", "", [done]))  # the same message id written again, now finished
     again = ADAPTER.parse(path, first.cursor)
     (session,) = again.sessions
     assert session.mode == "replace"
     output = session.turns[2]
     assert output.is_error and output.text == "no such file" and session.turns[1].edited
     # A `$set` carrying `messages` is a checkpoint: it replaces the history.
-    append(path, {"$set": {"messages": [user("u9", "restored")]}})
+    append_jsonl(path, {"$set": {"messages": [user("u9", "restored")]}})
     checkpoint = ADAPTER.parse(path, again.cursor)
     assert texts(checkpoint.sessions[0]) == ["restored"] and checkpoint.sessions[0].mode == "replace"
 
 
 def test_torn_line_and_unknown_message_type(tmp_path: Path) -> None:
     path = tmp_path / "session.jsonl"
-    append(path, META, user("u1", "hi"), {"id": "x1", "type": "hologram", "content": "?"})
+    append_jsonl(path, META, user("u1", "hi"), {"id": "x1", "type": "hologram", "content": "?"})
     whole = path.read_bytes()
     path.write_bytes(whole + b'{"id": "g1", "type": "gemi')
     result = ADAPTER.parse(path, Cursor())
@@ -191,7 +184,7 @@ def test_torn_line_and_unknown_message_type(tmp_path: Path) -> None:
     assert texts(session) == ["hi"] and result.stats.unknown == 1
     assert result.cursor.offset == len(whole)
     path.write_bytes(whole)
-    append(path, gemini("g1", "hello"))
+    append_jsonl(path, gemini("g1", "hello"))
     later = ADAPTER.parse(path, result.cursor)
     assert later.sessions[0].mode == "append" and texts(later.sessions[0]) == ["hello"]
     assert later.stats.reasoning == 1 and "secret thinking" not in texts(later.sessions[0])
@@ -205,10 +198,10 @@ def test_discovery_in_a_gemini_home(tmp_path: Path) -> None:
     (home / "tmp" / "my-repo" / "logs.json").write_text("[]")
     (home / "tmp" / "my-repo" / "checkpoint-x.json").write_text("[]")
     main = chats / "session-2026-04-29T21-39-s-jsonl.jsonl"
-    append(main, META, user("u1", "hi"))
+    append_jsonl(main, META, user("u1", "hi"))
     child = chats / "s-jsonl" / "child-1.jsonl"
     child.parent.mkdir()
-    append(child, dict(META, sessionId="child-1", kind="subagent"), user("u1", "sub task"))
+    append_jsonl(child, dict(META, sessionId="child-1", kind="subagent"), user("u1", "sub task"))
     old_hash = hashlib.sha256(b"/src/legacy").hexdigest()
     legacy = home / "tmp" / old_hash / "chats" / "session-2025-12-01T10-00-abc.json"
     legacy.parent.mkdir(parents=True)

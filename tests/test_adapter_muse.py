@@ -8,6 +8,7 @@ from typing import Any
 
 from hippo_git.transcripts.model import ANSWER, ERROR, PROMPT, TOOL_CALL, TOOL_OUTPUT, Cursor
 from hippo_git.transcripts.muse import ADAPTER
+from tests.adapter_support import append_jsonl, write_jsonl
 from tests.conftest import corpus
 
 SESSION = "0198f0aa-3333-7000-8000-0000000000aa"
@@ -75,11 +76,6 @@ def journal() -> list[dict[str, Any]]:
     ]
 
 
-def write(path: Path, records: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-
-
 def test_every_corpus_file_is_discovered() -> None:
     folder = corpus("transcripts", "muse-code")
     assert [p.name for p in ADAPTER.discover(folder)] == ["muse-code-sdk-reconciliation-refold.records.jsonl"]
@@ -101,7 +97,7 @@ def test_sdk_sample_records() -> None:
 
 def test_documented_journal(tmp_path: Path) -> None:
     path = tmp_path / "sessions" / "2026" / "07" / "01" / SESSION / "session.jsonl"
-    write(path, journal())
+    write_jsonl(path, *journal())
     assert list(ADAPTER.discover(tmp_path)) == [path]
     result = ADAPTER.parse(path, Cursor())
     (session,) = result.sessions
@@ -136,14 +132,14 @@ def test_subagent_and_incremental_read(tmp_path: Path) -> None:
     for record in records:
         if isinstance(record.get("stream"), dict):
             record["stream"] = {"kind": "session", "id": "child-1"}
-    write(path, records[:6])
+    write_jsonl(path, *records[:6])
     first = ADAPTER.parse(path, Cursor())
     (session,) = first.sessions
     assert session.info.parent_id == SESSION and session.info.id == "child-1"
     assert [t.kind for t in session.turns] == [PROMPT, TOOL_CALL, TOOL_CALL]
-    with path.open("a") as handle:
-        handle.write("".join(json.dumps(r) + "\n" for r in records[6:]))
-        handle.write('{"schema_version": 1, "payload": {"kind": "run", "event": {"kind": "star')
+    append_jsonl(
+        path, *records[6:], tail='{"schema_version": 1, "payload": {"kind": "run", "event": {"kind": "star'
+    )
     second = ADAPTER.parse(path, first.cursor)
     (more,) = second.sessions
     assert more.mode == "append"

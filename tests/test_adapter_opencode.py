@@ -6,7 +6,6 @@ import hashlib
 import json
 import shutil
 import sqlite3
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +18,10 @@ from hippo_git.transcripts.model import (
     TOOL_CALL,
     TOOL_OUTPUT,
     Cursor,
-    ParsedSession,
 )
 from hippo_git.transcripts.opencode import ADAPTER
+from tests.adapter_support import by_id, kinds
 from tests.conftest import corpus
-
-
-def kinds(session: ParsedSession) -> dict[str, int]:
-    return dict(Counter(t.kind for t in session.turns))
-
-
-def by_id(sessions: list[ParsedSession]) -> dict[str, ParsedSession]:
-    return {s.info.id: s for s in sessions}
 
 
 def test_every_corpus_tree_is_discovered() -> None:
@@ -131,6 +122,13 @@ def add_message(
         conn.execute(
             "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (pid, mid, session, at, at, json.dumps(part))
         )
+
+
+def add_prompt(conn: sqlite3.Connection, session: str, mid: str, at: int, text: str) -> None:
+    """A user message of one text part."""
+    add_message(
+        conn, session, mid, at, {"role": "user", "time": {"created": at}}, [{"type": "text", "text": text}]
+    )
 
 
 def make_db(path: Path) -> None:
@@ -249,16 +247,7 @@ def make_db(path: Path) -> None:
             {"type": "retry", "attempt": 1, "error": {"name": "APIError", "data": {"message": "overloaded"}}},
         ],
     )
-    add_message(
-        conn,
-        "ses_b",
-        "msg_101",
-        T0 + 200,
-        {"role": "user", "time": {"created": T0 + 200}},
-        [
-            {"type": "text", "text": "find where tokens are checked"},
-        ],
-    )
+    add_prompt(conn, "ses_b", "msg_101", T0 + 200, "find where tokens are checked")
     add_message(
         conn,
         "ses_b",
@@ -349,16 +338,7 @@ def test_unchanged_sessions_are_skipped_by_their_stamp(tmp_path: Path) -> None:
     assert [t.seq for t in second.sessions[0].turns] == [0, 1, 2, 3]
     # A new message moves the stamp too, even when the session row itself is not touched.
     conn = sqlite3.connect(copy)
-    add_message(
-        conn,
-        "ses_a",
-        "msg_006",
-        T0 + 6000,
-        {"role": "user", "time": {"created": T0 + 6000}},
-        [
-            {"type": "text", "text": "thanks"},
-        ],
-    )
+    add_prompt(conn, "ses_a", "msg_006", T0 + 6000, "thanks")
     conn.commit()
     conn.close()
     third = ADAPTER.parse(copy, second.cursor)
@@ -404,16 +384,7 @@ def test_a_live_database_is_read_with_its_write_ahead_log(tmp_path: Path) -> Non
     writer = sqlite3.connect(db)  # OpenCode still running: its last commit sits in the -wal file
     try:
         writer.execute("PRAGMA wal_autocheckpoint=0")
-        add_message(
-            writer,
-            "ses_b",
-            "msg_103",
-            T0 + 400,
-            {"role": "user", "time": {"created": T0 + 400}},
-            [
-                {"type": "text", "text": "and the refresh tokens?"},
-            ],
-        )
+        add_prompt(writer, "ses_b", "msg_103", T0 + 400, "and the refresh tokens?")
         writer.commit()
         assert (tmp_path / "opencode.db-wal").stat().st_size > 0
         result = ADAPTER.parse(db, first.cursor)

@@ -11,13 +11,13 @@ subagent's own file is absent, so nothing is indexed twice.
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
 from hippo_git.transcripts import claude_code_blocks as blocks
-from hippo_git.transcripts.jsonl import ZSTD_SUFFIXES, LineReader, SessionAcc, iso_fast, text_of
+from hippo_git.transcripts.base import newest, resume, walk_files
+from hippo_git.transcripts.jsonl import LineReader, SessionAcc, iso_fast, text_of
 from hippo_git.transcripts.model import (
     ANSWER,
     ERROR,
@@ -49,21 +49,17 @@ class ClaudeCodeAdapter:
     append_only = True
 
     def discover(self, root: Path) -> Iterator[Path]:
-        if root.is_file():
-            if root.name.endswith(".jsonl") and root.name not in blocks.NOT_TRANSCRIPTS:
-                yield root
-            return
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames.sort()
-            for name in sorted(filenames):
-                if name.endswith(".jsonl") and name not in blocks.NOT_TRANSCRIPTS:
-                    yield Path(dirpath, name)
+        return walk_files(root, _is_transcript)
 
     def parse(self, source: Path, cursor: Cursor) -> ParseResult:
         return _FileParse(source, cursor).run()
 
 
 ADAPTER = ClaudeCodeAdapter()
+
+
+def _is_transcript(name: str, siblings: Collection[str]) -> bool:
+    return name.endswith(".jsonl") and name not in blocks.NOT_TRANSCRIPTS
 
 
 def _ts(rec: dict[str, Any]) -> str | None:
@@ -76,13 +72,7 @@ class _FileParse:
     def __init__(self, source: Path, cursor: Cursor) -> None:
         self.source = source
         self.stats = ParseStats()
-        state = cursor.state if cursor.offset > 0 else {}
-        if state.get("v") != STATE_VERSION:
-            state = {}
-        offset = cursor.offset if state else 0
-        if offset and not source.name.endswith(ZSTD_SUFFIXES) and source.stat().st_size < offset:
-            state, offset = {}, 0
-        self.offset = offset
+        state, self.offset = resume(source, cursor, STATE_VERSION)
         self.agent_file = blocks.is_subagent_file(source)
         self._restore(state)
         self.progress_file: dict[str, bool] = {}  # agentId → its subagent file exists
@@ -113,8 +103,7 @@ class _FileParse:
             self._read_meta()
 
     def _state(self) -> dict[str, Any]:
-        if len(self.tools) > _MAX_TOOL_IDS:
-            self.tools = dict(list(self.tools.items())[-_MAX_TOOL_IDS // 2 :])
+        self.tools = newest(self.tools, _MAX_TOOL_IDS)
         return {
             "v": STATE_VERSION,
             "sid": self.sid,

@@ -14,20 +14,13 @@ second `session_meta`: the first one names the session, a later one only supplie
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
 from hippo_git.transcripts import codex_items as items
-from hippo_git.transcripts.jsonl import (
-    ZSTD_SUFFIXES,
-    LineReader,
-    SessionAcc,
-    iso_fast,
-    render_fields,
-    text_of,
-)
+from hippo_git.transcripts.base import newest, resume, walk_files
+from hippo_git.transcripts.jsonl import LineReader, SessionAcc, iso_fast, render_fields, text_of
 from hippo_git.transcripts.model import (
     ANSWER,
     ERROR,
@@ -54,17 +47,7 @@ class CodexAdapter:
     append_only = True
 
     def discover(self, root: Path) -> Iterator[Path]:
-        if root.is_file():
-            if _is_rollout(root.name):
-                yield root
-            return
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames.sort()
-            names = set(filenames)
-            for name in sorted(filenames):
-                # A plain rollout wins over its compressed twin (codex-rs rollout/compression.rs).
-                if _is_rollout(name) and not (name.endswith(".zst") and name[: -len(".zst")] in names):
-                    yield Path(dirpath, name)
+        return walk_files(root, _is_rollout)
 
     def parse(self, source: Path, cursor: Cursor) -> ParseResult:
         return _Rollout(source, cursor).run()
@@ -73,8 +56,13 @@ class CodexAdapter:
 ADAPTER = CodexAdapter()
 
 
-def _is_rollout(name: str) -> bool:
-    return name.startswith("rollout-") and (name.endswith(".jsonl") or name.endswith(".jsonl.zst"))
+def _is_rollout(name: str, siblings: Collection[str]) -> bool:
+    if not name.startswith("rollout-"):
+        return False
+    if name.endswith(".jsonl.zst"):
+        # A plain rollout wins over its compressed twin (codex-rs rollout/compression.rs).
+        return name[: -len(".zst")] not in siblings
+    return name.endswith(".jsonl")
 
 
 def _id_from_name(path: Path) -> str:
@@ -92,13 +80,7 @@ class _Rollout:
     def __init__(self, source: Path, cursor: Cursor) -> None:
         self.source = source
         self.stats = ParseStats()
-        state = cursor.state if cursor.offset > 0 else {}
-        if state.get("v") != STATE_VERSION:
-            state = {}
-        offset = cursor.offset if state else 0
-        if offset and not source.name.endswith(ZSTD_SUFFIXES) and source.stat().st_size < offset:
-            state, offset = {}, 0
-        self.offset = offset
+        state, self.offset = resume(source, cursor, STATE_VERSION)
         saved = state.get("acc")
         self.acc = SessionAcc.from_state(saved) if saved else SessionAcc(SessionInfo("", HARNESS))
         self.own: str | None = state.get("own")  # the id from the first session_meta
@@ -145,8 +127,7 @@ class _Rollout:
         if not acc.info.id:
             acc.info.id = _id_from_name(self.source)
         sessions = [acc.result()] if acc.touched else []
-        if len(self.calls) > _MAX_CALL_IDS:
-            self.calls = dict(list(self.calls.items())[-_MAX_CALL_IDS // 2 :])
+        self.calls = newest(self.calls, _MAX_CALL_IDS)
         state = {"v": STATE_VERSION, "acc": acc.to_state(), "own": self.own, "calls": self.calls}
         return ParseResult(sessions, Cursor(reader.offset, state), self.stats)
 

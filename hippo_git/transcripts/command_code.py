@@ -11,24 +11,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from hippo_git.transcripts.jsonl import as_dict, cap, iso_text, records_after, text_of, tool_paths, tool_text
+from hippo_git.transcripts.base import SessionLog, content_parts, jsonl_files, read_log, text_runs
+from hippo_git.transcripts.jsonl import as_dict, cap, iso_text, text_of
 from hippo_git.transcripts.model import (
     ANSWER,
     PROMPT,
     SYSTEM,
-    TOOL_CALL,
     TOOL_OUTPUT,
     TOOL_TEXT_CAP,
     Cursor,
-    ParsedSession,
     ParseResult,
     ParseStats,
     SessionInfo,
-    Turn,
 )
 
 _SKIP_SUFFIXES = (".checkpoints.jsonl",)
@@ -40,55 +37,28 @@ class CommandCodeAdapter:
     append_only = True
 
     def discover(self, root: Path) -> Iterator[Path]:
-        if root.is_file():
-            if root.suffix == ".jsonl" and not root.name.endswith(_SKIP_SUFFIXES):
-                yield root
-            return
-        for path in sorted(root.rglob("*.jsonl")):
-            if path.is_file() and not path.name.endswith(_SKIP_SUFFIXES):
-                yield path
+        return jsonl_files(root, _SKIP_SUFFIXES)
 
     def parse(self, source: Path, cursor: Cursor) -> ParseResult:
-        stats = ParseStats()
-        # A cursor without the session it belongs to cannot be continued: read from the start.
-        start = cursor.offset if cursor.state.get("info") else 0
-        records, offset, fresh = records_after(source, start, stats)
-        state: dict[str, Any] = {} if fresh else cursor.state
-        if not records and not fresh:
-            return ParseResult([], Cursor(offset, state), stats)
-        transcript = _Transcript(source, state, stats)
-        for record in records:
-            transcript.add(record)
-        session = ParsedSession(transcript.info, transcript.turns, mode="replace" if fresh else "append")
-        return ParseResult([session], Cursor(offset, transcript.state()), stats)
+        return read_log(_Transcript, source, cursor)
 
 
-class _Transcript:
+class _Transcript(SessionLog):
     def __init__(self, source: Path, state: dict[str, Any], stats: ParseStats) -> None:
-        self.stats = stats
-        self.turns: list[Turn] = []
-        if state.get("info"):
-            self.info = SessionInfo(**state["info"])
-        else:
-            self.info = SessionInfo(id=source.name.removesuffix(".jsonl"), harness="command-code")
-            self.info.model = _configured_model(source)
-        self.next_seq = int(state.get("next_seq", 0))
-        self.calls: dict[str, str] = dict(state.get("calls", {}))
+        super().__init__(source, state, stats)
         self.named = bool(state.get("named", False))
 
+    def new_info(self, source: Path) -> SessionInfo:
+        info = SessionInfo(id=source.name.removesuffix(".jsonl"), harness="command-code")
+        info.model = _configured_model(source)
+        return info
+
     def state(self) -> dict[str, Any]:
-        return {
-            "info": asdict(self.info),
-            "next_seq": self.next_seq,
-            "calls": self.calls,
-            "named": self.named,
-        }
+        return {**super().state(), "named": self.named}
 
     def add(self, record: dict[str, Any]) -> None:
         ts = iso_text(record.get("timestamp"))
-        if ts:
-            self.info.started = self.info.started or ts
-            self.info.ended = ts
+        self.stamp(ts)
         self._name(record.get("sessionId"))
         kind = record.get("type")
         if kind == "session":
@@ -109,31 +79,23 @@ class _Transcript:
             self.named = True
 
     def _message(self, role: str, content: Any, source: Any, ts: str | None) -> None:
-        parts = content if isinstance(content, list) else [{"type": "text", "text": text_of(content)}]
-        texts: list[str] = []
-        for part in parts:
-            if not isinstance(part, dict):
+        for part in text_runs(content_parts(content)):
+            if isinstance(part, str):
+                self._text(role, source, part, ts)
                 continue
             kind = part.get("type")
-            if kind == "text":
-                texts.append(str(part.get("text") or ""))
-                continue
-            self._text(role, source, "\n".join(texts), ts)
-            texts = []
             if kind in ("reasoning", "thinking", "redacted-reasoning"):
                 self.stats.reasoning += 1
             elif kind == "tool-call":
-                self._call(part, ts)
+                name = str(part.get("toolName") or part.get("name") or "tool")
+                call_id = str(part.get("toolCallId"))
+                self.emit_call(name, part.get("input", part.get("args")), ts, call_id=call_id)
             elif kind == "tool-result":
                 self._result(part, ts)
             elif kind not in ("image", "file", "source"):
                 self.stats.unknown += 1
-        self._text(role, source, "\n".join(texts), ts)
 
     def _text(self, role: str, source: Any, text: str, ts: str | None) -> None:
-        text = text.strip()
-        if not text:
-            return
         if role == "user":
             kind = PROMPT if source in (None, "user") else SYSTEM
         elif role == "assistant":
@@ -142,19 +104,8 @@ class _Transcript:
             kind = TOOL_OUTPUT
         else:
             kind = SYSTEM
-        self.turns.append(
-            Turn(self.next_seq, kind, text if kind != TOOL_OUTPUT else cap(text, TOOL_TEXT_CAP), ts)
-        )
-        self.next_seq += 1
-
-    def _call(self, part: dict[str, Any], ts: str | None) -> None:
-        name = str(part.get("toolName") or part.get("name") or "tool")
-        self.calls[str(part.get("toolCallId"))] = name
-        args = part.get("input", part.get("args"))
-        paths, edited = tool_paths(name, args)
-        text = tool_text(name, args, TOOL_TEXT_CAP)
-        self.turns.append(Turn(self.next_seq, TOOL_CALL, text, ts, name, paths=paths, edited=edited))
-        self.next_seq += 1
+        text = text.strip()
+        self.emit(kind, cap(text, TOOL_TEXT_CAP) if kind == TOOL_OUTPUT else text, ts)
 
     def _result(self, part: dict[str, Any], ts: str | None) -> None:
         call_id = str(part.get("toolCallId"))
@@ -168,10 +119,7 @@ class _Transcript:
         text = output if isinstance(output, str) else text_of(output)
         if not text and output is not None and not isinstance(output, str):
             text = json.dumps(output, ensure_ascii=False, default=str)
-        self.turns.append(
-            Turn(self.next_seq, TOOL_OUTPUT, cap(text.strip(), TOOL_TEXT_CAP), ts, name, is_error)
-        )
-        self.next_seq += 1
+        self.emit_output(name, text, is_error, ts)
 
 
 def _configured_model(source: Path) -> str | None:

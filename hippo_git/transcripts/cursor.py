@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from hippo_git.transcripts.base import SessionLog, read_log
 from hippo_git.transcripts.cursor_store import TurnBuilder, apply_meta, read_meta, read_store
-from hippo_git.transcripts.jsonl import connect_readonly, records_after
+from hippo_git.transcripts.jsonl import connect_readonly
 from hippo_git.transcripts.model import Cursor, ParsedSession, ParseResult, ParseStats, SessionInfo
 
 _PRUNE = {"extensions", "node_modules", ".git", "__pycache__"}
@@ -55,25 +55,30 @@ class CursorAdapter:
                 return ParseResult([], Cursor(0, cursor.state), stats)
             info, turns, stamp = found
             return ParseResult([ParsedSession(info, turns, "replace")], Cursor(0, {"stamp": stamp}), stats)
-        # A cursor without the session it belongs to cannot be continued: read from the start.
-        start = cursor.offset if cursor.state.get("info") else 0
-        records, offset, fresh = records_after(source, start, stats)
-        state: dict[str, Any] = {} if fresh else cursor.state
-        if not records and not fresh:
-            return ParseResult([], Cursor(offset, state), stats)
-        info = SessionInfo(**state["info"]) if state.get("info") else _transcript_info(source)
-        builder = TurnBuilder(stats, int(state.get("next_seq", 0)))
-        builder.calls = dict(state.get("calls", {}))
-        for record in records:
-            message = record.get("message")
-            role = record.get("role")
-            if not isinstance(role, str) or not isinstance(message, dict):
-                stats.unknown += 1
-                continue
-            builder.message(role, message.get("content"))
-        session = ParsedSession(info, builder.turns, "replace" if fresh else "append")
-        new_state = {"info": asdict(info), "next_seq": builder.next_seq, "calls": builder.calls}
-        return ParseResult([session], Cursor(offset, new_state), stats)
+        return read_log(_Transcript, source, cursor)
+
+
+class _Transcript(SessionLog):
+    """An agent transcript: `{role, message:{content}}` lines, without timestamps."""
+
+    def __init__(self, source: Path, state: dict[str, Any], stats: ParseStats) -> None:
+        super().__init__(source, state, stats)
+        self.builder = TurnBuilder(stats, self.next_seq, self.calls)
+        self.turns = self.builder.turns
+
+    def new_info(self, source: Path) -> SessionInfo:
+        return _transcript_info(source)
+
+    def add(self, record: dict[str, Any]) -> None:
+        message = record.get("message")
+        role = record.get("role")
+        if not isinstance(role, str) or not isinstance(message, dict):
+            self.stats.unknown += 1
+            return
+        self.builder.message(role, message.get("content"))
+
+    def state(self) -> dict[str, Any]:
+        return {**super().state(), "next_seq": self.builder.next_seq}
 
 
 def _transcript_info(source: Path) -> SessionInfo:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from hippo_git.transcripts.base import content_parts, text_runs
 from hippo_git.transcripts.jsonl import as_str, cap, connect_readonly, iso_ms, text_of, tool_paths, tool_text
 from hippo_git.transcripts.model import (
     ANSWER,
@@ -38,24 +39,18 @@ class TurnBuilder:
     """Turns from Cursor messages: `{role, content}` with Anthropic-style blocks (agent transcripts)
     or AI-SDK-style parts (`store.db` blobs)."""
 
-    def __init__(self, stats: ParseStats, next_seq: int = 0) -> None:
+    def __init__(self, stats: ParseStats, next_seq: int = 0, calls: dict[str, str] | None = None) -> None:
         self.stats = stats
         self.next_seq = next_seq
         self.turns: list[Turn] = []
-        self.calls: dict[str, str] = {}
+        self.calls: dict[str, str] = {} if calls is None else calls
 
     def message(self, role: str, content: Any) -> None:
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": text_of(content)}]
-        texts: list[str] = []
-        for block in blocks:
-            if not isinstance(block, dict):
+        for block in text_runs(content_parts(content)):
+            if isinstance(block, str):
+                self._text(role, block)
                 continue
             kind = block.get("type")
-            if kind == "text":
-                texts.append(str(block.get("text") or ""))
-                continue
-            self._text(role, texts)
-            texts = []
             if kind in ("thinking", "reasoning", "redacted_thinking", "redacted-reasoning"):
                 self.stats.reasoning += 1
             elif kind in ("tool_use", "tool-call", "tool_call"):
@@ -64,10 +59,9 @@ class TurnBuilder:
                 self._result(block)
             elif kind not in ("image", "file"):
                 self.stats.unknown += 1
-        self._text(role, texts)
 
-    def _text(self, role: str, texts: list[str]) -> None:
-        text = "\n".join(texts).strip()
+    def _text(self, role: str, text: str) -> None:
+        text = text.strip()
         if not text:
             return
         if role == "user":

@@ -10,36 +10,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from hippo_git.transcripts.jsonl import (
-    as_dict,
-    as_list,
-    as_str,
-    cap,
-    iso_ms,
-    records_after,
-    text_of,
-    tool_paths,
-    tool_text,
-)
+from hippo_git.transcripts.base import SessionLog, read_log, text_runs
+from hippo_git.transcripts.jsonl import as_dict, as_list, as_str, iso_ms, text_of
 from hippo_git.transcripts.model import (
     ANSWER,
     ERROR,
     PROMPT,
     SUMMARY,
     SYSTEM,
-    TOOL_CALL,
-    TOOL_OUTPUT,
-    TOOL_TEXT_CAP,
     Cursor,
-    ParsedSession,
     ParseResult,
     ParseStats,
     SessionInfo,
-    Turn,
 )
 
 _SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
@@ -89,47 +74,25 @@ class DeepSeekAdapter:
                 yield path
 
     def parse(self, source: Path, cursor: Cursor) -> ParseResult:
-        stats = ParseStats()
-        # A cursor without the session it belongs to cannot be continued: read from the start.
-        start = cursor.offset if cursor.state.get("info") else 0
-        records, offset, fresh = records_after(source, start, stats)
-        state: dict[str, Any] = {} if fresh else cursor.state
-        if not records and not fresh:
-            return ParseResult([], Cursor(offset, state), stats)
-        log = _Log(source, state, stats)
-        for record in records:
-            log.add(record)
-        session = ParsedSession(log.info, log.turns, mode="replace" if fresh else "append")
-        return ParseResult([session], Cursor(offset, log.state()), stats)
+        return read_log(_Log, source, cursor)
 
 
-class _Log:
+class _Log(SessionLog):
     def __init__(self, source: Path, state: dict[str, Any], stats: ParseStats) -> None:
-        self.stats = stats
-        self.turns: list[Turn] = []
-        if state.get("info"):
-            self.info = SessionInfo(**state["info"])
-        else:
-            self.info = SessionInfo(id=_id_from_path(source), harness="deepseek-harness")
-        self.next_seq = int(state.get("next_seq", 0))
-        self.calls: dict[str, str] = dict(state.get("calls", {}))
+        super().__init__(source, state, stats)
         self.compactions: list[str] = list(state.get("compactions", []))
 
+    def new_info(self, source: Path) -> SessionInfo:
+        return SessionInfo(id=_id_from_path(source), harness="deepseek-harness")
+
     def state(self) -> dict[str, Any]:
-        return {
-            "info": asdict(self.info),
-            "next_seq": self.next_seq,
-            "calls": self.calls,
-            "compactions": self.compactions[-20:],
-        }
+        return {**super().state(), "compactions": self.compactions[-20:]}
 
     def add(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
         data = as_dict(record.get("data"))
         ts = iso_ms(record.get("time", record.get("time0")))
-        if ts:
-            self.info.ended = ts
-            self.info.started = self.info.started or ts
+        self.stamp(ts)
         if kind == "session":
             self._header(record)
         elif kind == "user/message":
@@ -141,11 +104,11 @@ class _Log:
         elif kind == "tool/code-dispatch":
             name = str(data.get("name") or "tool")
             args = data.get("arguments")
-            self._call(name, args, ts)
-            self._output(name, text_of(data.get("content")), bool(data.get("isError")), ts)
+            self.emit_call(name, args, ts)
+            self.emit_output(name, text_of(data.get("content")), bool(data.get("isError")), ts)
         elif kind == "compaction/summary":
             self.compactions.append(str(data.get("compactionId")))
-            self._emit(SUMMARY, text_of(data.get("summary")), ts)
+            self.emit(SUMMARY, text_of(data.get("summary")), ts)
         elif kind == "session/title":
             self.info.title = as_str(data.get("title")) or self.info.title
         elif kind == "turn/end":
@@ -176,37 +139,31 @@ class _Log:
         source = as_dict(data.get("source"))
         origin = source.get("kind")
         if origin in (None, "user"):
-            self._emit(PROMPT, text, ts)
+            self.emit(PROMPT, text, ts)
         elif source.get("plugin") == "compact":
             # The checkpoint that replaces compacted history: its summary was already indexed
             # from `compaction/summary` when that event is in the log.
             if str(source.get("compactionId")) not in self.compactions:
-                self._emit(SUMMARY, text, ts)
+                self.emit(SUMMARY, text, ts)
         else:
-            self._emit(SYSTEM, text, ts)
+            self.emit(SYSTEM, text, ts)
 
     def _assistant(self, data: dict[str, Any], ts: str | None) -> None:
         message = as_dict(data.get("message")) or data
         source = as_dict(message.get("source")) or as_dict(data.get("provenance"))
         self.info.model = as_str(source.get("model")) or self.info.model
         content = message.get("content")
-        texts: list[str] = []
-        for block in [{"type": "text", "text": content}] if isinstance(content, str) else as_list(content):
-            if not isinstance(block, dict):
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else as_list(content)
+        for block in text_runs(blocks):
+            if isinstance(block, str):
+                self.emit(ANSWER, block, ts)
                 continue
             block_type = block.get("type")
-            if block_type == "text":
-                texts.append(str(block.get("text") or ""))
-                continue
-            self._emit(ANSWER, "\n".join(texts), ts)
-            texts = []
             if block_type == "reasoning":
                 self.stats.reasoning += 1
             elif block_type == "tool-call":
                 name = str(block.get("name") or "tool")
-                self.calls[str(block.get("id"))] = name
-                self._call(name, block.get("arguments"), ts)
-        self._emit(ANSWER, "\n".join(texts), ts)
+                self.emit_call(name, block.get("arguments"), ts, call_id=str(block.get("id")))
 
     def _tool_result(self, data: dict[str, Any], ts: str | None) -> None:
         message = data.get("message")
@@ -214,10 +171,10 @@ class _Log:
             for block in as_list(message.get("content")):
                 if isinstance(block, dict) and block.get("type") == "tool-result":
                     name = self.calls.pop(str(block.get("toolCallId")), "tool")
-                    self._output(name, text_of(block.get("content")), bool(block.get("isError")), ts)
+                    self.emit_output(name, text_of(block.get("content")), bool(block.get("isError")), ts)
             return
         name = self.calls.pop(str(data.get("callId")), "tool")
-        self._output(name, text_of(data.get("content")), bool(data.get("isError")), ts)
+        self.emit_output(name, text_of(data.get("content")), bool(data.get("isError")), ts)
 
     def _turn_end(self, data: dict[str, Any], ts: str | None) -> None:
         reason = as_dict(data.get("reason"))
@@ -226,34 +183,11 @@ class _Log:
             return
         detail = reason.get("message") or reason.get("error") or ""
         text = f"turn ended: {how}" + (f": {text_of(detail) or detail}" if detail else "")
-        self._emit(ERROR if how in ("error", "failed") else SYSTEM, text, ts)
+        self.emit(ERROR if how in ("error", "failed") else SYSTEM, text, ts)
 
-    def _call(self, name: str, args: Any, ts: str | None) -> None:
-        paths, edited = tool_paths(name, _json_or_raw(args))
-        self.turns.append(
-            Turn(
-                self.next_seq,
-                TOOL_CALL,
-                tool_text(name, args, TOOL_TEXT_CAP),
-                ts,
-                name,
-                paths=paths,
-                edited=edited,
-            )
-        )
-        self.next_seq += 1
-
-    def _output(self, name: str, text: str, is_error: bool, ts: str | None) -> None:
-        self.turns.append(
-            Turn(self.next_seq, TOOL_OUTPUT, cap(text.strip(), TOOL_TEXT_CAP), ts, name, is_error)
-        )
-        self.next_seq += 1
-
-    def _emit(self, kind: str, text: str, ts: str | None) -> None:
-        text = text.strip()
-        if text:
-            self.turns.append(Turn(self.next_seq, kind, text, ts))
-            self.next_seq += 1
+    def call_input(self, args: Any) -> Any:
+        # dsh sends tool arguments as a JSON string: its paths are in what the string decodes to.
+        return _json_or_raw(args)
 
 
 def _text_blocks(content: Any) -> str:

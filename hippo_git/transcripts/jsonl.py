@@ -18,13 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from hippo_git.transcripts.jsonl_decode import (
-    decode_line,
-    decode_slow,
-    fast_loads,
-    loads_json,
-    long_numbers,
-)
+from hippo_git.transcripts.jsonl_decode import decode_slow, fast_loads, loads_json, long_numbers
 from hippo_git.transcripts.model import ParsedSession, ParseStats, SessionInfo, Turn
 
 ZSTD_SUFFIXES = (".zst", ".zstd")
@@ -58,8 +52,9 @@ class LineReader:
             if nl == -1:
                 # A last line without a newline may still be being written: only take it when
                 # it parses whole, and do not move the cursor past it unless it is complete.
+                # There is at most one such line, so it takes the standard library's reading.
                 tail = data[pos:]
-                records = list(decode_line(tail, self.stats, count_torn=False))
+                records = list(decode_slow(tail, self.stats, count_torn=False))
                 if records and tail.rstrip().endswith(b"}"):
                     self.offset = end
                     yield from records

@@ -11,21 +11,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from hippo_git.transcripts.jsonl import as_dict, cap, iso_ms, records_after, text_of, tool_paths, tool_text
+from hippo_git.transcripts.base import SessionLog, jsonl_files, read_log
+from hippo_git.transcripts.jsonl import as_dict, iso_ms, text_of
 from hippo_git.transcripts.model import (
     ANSWER,
     ERROR,
     PROMPT,
     SYSTEM,
-    TOOL_CALL,
-    TOOL_OUTPUT,
-    TOOL_TEXT_CAP,
     Cursor,
-    ParsedSession,
     ParseResult,
     ParseStats,
     SessionInfo,
@@ -50,51 +46,27 @@ class MuseAdapter:
     append_only = True
 
     def discover(self, root: Path) -> Iterator[Path]:
-        if root.is_file():
-            if root.suffix == ".jsonl":
-                yield root
-            return
-        yield from sorted(p for p in root.rglob("*.jsonl") if p.is_file())
+        return jsonl_files(root)
 
     def parse(self, source: Path, cursor: Cursor) -> ParseResult:
-        stats = ParseStats()
-        # A cursor without the session it belongs to cannot be continued: read from the start.
-        start = cursor.offset if cursor.state.get("info") else 0
-        records, offset, fresh = records_after(source, start, stats)
-        state: dict[str, Any] = {} if fresh else cursor.state
-        if not records and not fresh:
-            return ParseResult([], Cursor(offset, state), stats)
-        journal = _Journal(source, state, stats)
-        for record in records:
-            journal.add(record)
-        session = ParsedSession(journal.info, journal.turns, mode="replace" if fresh else "append")
-        return ParseResult([session], Cursor(offset, journal.state()), stats)
+        return read_log(_Journal, source, cursor)
 
 
-class _Journal:
+class _Journal(SessionLog):
     def __init__(self, source: Path, state: dict[str, Any], stats: ParseStats) -> None:
-        self.stats = stats
-        self.turns: list[Turn] = []
+        super().__init__(source, state, stats)
         self.prompt_index: int | None = None  # this read's prompt turn, for `user_prompt_display`
-        if state.get("info"):
-            self.info = SessionInfo(**state["info"])
-        else:
-            self.info = SessionInfo(id=_id_from_path(source), harness="muse-code")
-            if source.parent.parent.name == "subagent":
-                self.info.parent_id = source.parent.parent.parent.name
-        self.next_seq = int(state.get("next_seq", 0))
-        self.calls: dict[str, str] = dict(state.get("calls", {}))
         self.last_prompt: str | None = state.get("last_prompt")
         self.named = bool(state.get("named", False))
 
+    def new_info(self, source: Path) -> SessionInfo:
+        info = SessionInfo(id=_id_from_path(source), harness="muse-code")
+        if source.parent.parent.name == "subagent":
+            info.parent_id = source.parent.parent.parent.name
+        return info
+
     def state(self) -> dict[str, Any]:
-        return {
-            "info": asdict(self.info),
-            "next_seq": self.next_seq,
-            "calls": self.calls,
-            "last_prompt": self.last_prompt,
-            "named": self.named,
-        }
+        return {**super().state(), "last_prompt": self.last_prompt, "named": self.named}
 
     def add(self, record: dict[str, Any]) -> None:
         payload_type = record.get("payload_type")
@@ -113,9 +85,7 @@ class _Journal:
             self.named = True
         recorded = record.get("recorded_at")
         ts = iso_ms(recorded / 1000) if isinstance(recorded, int | float) else None
-        if ts:
-            self.info.started = self.info.started or ts
-            self.info.ended = ts
+        self.stamp(ts)
         if payload_type == "runtime.user_intent.accepted":
             texts = [
                 text_of(m.get("content")) for m in payload.get("model_messages") or [] if isinstance(m, dict)
@@ -166,7 +136,7 @@ class _Journal:
                 inner = as_dict(event.get("payload"))
                 self._prompt(text_of(inner.get("prompt") or event.get("body")), ts)
         elif kind == "assistant_message_committed":
-            self._emit(ANSWER, text_of(event.get("text")), ts)
+            self.emit(ANSWER, text_of(event.get("text")), ts)
         elif kind == "assistant_tool_calls_committed":
             for call in event.get("tool_calls") or []:
                 if isinstance(call, dict):
@@ -181,7 +151,7 @@ class _Journal:
             how, reason = event.get("terminal"), text_of(event.get("reason"))
             if how not in (None, "completed"):
                 text = f"run {how}" + (f": {reason}" if reason else "")
-                self._emit(ERROR if how == "failed" else SYSTEM, text, ts)
+                self.emit(ERROR if how == "failed" else SYSTEM, text, ts)
         elif kind not in _QUIET_RUN_EVENTS:
             self.stats.unknown += 1
 
@@ -192,17 +162,11 @@ class _Journal:
             return
         self.last_prompt = text
         self.prompt_index = len(self.turns)
-        self._emit(PROMPT, text, ts)
+        self.emit(PROMPT, text, ts)
 
     def _call(self, call: dict[str, Any], ts: str | None) -> None:
-        name = str(call.get("name") or "tool")
         call_id = str(call.get("call_id") or call.get("id") or "")
-        self.calls[call_id] = name
-        args = call.get("args")
-        paths, edited = tool_paths(name, args)
-        text = tool_text(name, args, TOOL_TEXT_CAP)
-        self.turns.append(Turn(self.next_seq, TOOL_CALL, text, ts, name, paths=paths, edited=edited))
-        self.next_seq += 1
+        self.emit_call(str(call.get("name") or "tool"), call.get("args"), ts, call_id=call_id)
 
     def _result(self, result: dict[str, Any], ts: str | None) -> None:
         name = self.calls.pop(str(result.get("tool_call_id")), "tool")
@@ -214,16 +178,7 @@ class _Journal:
             report = None
         if isinstance(report, dict) and isinstance(report.get("exit_code"), int):
             is_error = is_error or report["exit_code"] != 0  # a command's result is a JSON report
-        self.turns.append(
-            Turn(self.next_seq, TOOL_OUTPUT, cap(text.strip(), TOOL_TEXT_CAP), ts, name, is_error)
-        )
-        self.next_seq += 1
-
-    def _emit(self, kind: str, text: str, ts: str | None) -> None:
-        text = text.strip()
-        if text:
-            self.turns.append(Turn(self.next_seq, kind, text, ts))
-            self.next_seq += 1
+        self.emit_output(name, text, is_error, ts)
 
 
 def _id_from_path(source: Path) -> str:

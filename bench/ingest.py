@@ -1,7 +1,10 @@
 """Ingest benchmark (not part of the test run).
 
 Builds a large corpus by replaying the real Claude Code and Codex samples of
-../shared/corpora/transcripts with fresh session ids, then reports in one run:
+../shared/corpora/transcripts with fresh session ids, one replay after another in time (replay n's
+timestamps shifted to start n × 30 minutes after the first, so the 10,000 sessions spread over
+months, a long one overlapping a few later ones, instead of all claiming the samples' few hours),
+then reports in one run:
 
 * cold ingest rate (MB of transcript per second) in a child process, as `git hippo ingest` runs
   it: the index (parse, redact, write) and then the rollup (issue 7), each timed;
@@ -13,6 +16,8 @@ Builds a large corpus by replaying the real Claude Code and Codex samples of
 
     python bench/ingest.py                       # ≥ 1 GB, ≥ 10,000 files (the real run)
     python bench/ingest.py --size-mb 100 --files 1000   # a quick run
+    python bench/ingest.py --original-times      # replays keep the samples' times (a stress case:
+                                                 # thousands of sessions at once on the same files)
 
 Everything is written under --out (default bench/out/, git-ignored); the corpus is reused when
 its parameters match.
@@ -33,6 +38,7 @@ import subprocess
 import sys
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +71,39 @@ def _samples() -> list[tuple[str, str, bytes]]:
     return out
 
 
-def build_corpus(folder: Path, size_mb: int, files: int, seed: int = 1) -> dict[str, Any]:
+# A transcript's own times (not text: the index keeps them as turn times, never as words).
+_TIME = re.compile(rb'"(timestamp|backupTime)":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z"')
+FIRST_REPLAY = datetime(2025, 6, 2, 9, 0, tzinfo=UTC)
+# Between the starts of two replays. Not a replay's own length: a window that wraps around its
+# sample spans the whole sample (up to a day), which would spread 10,000 replays over years.
+STRIDE = timedelta(minutes=30)
+
+
+def shift_times(body: bytes, start: datetime) -> bytes:
+    """`body` with its times moved by whole seconds so the earliest falls at `start` (the same
+    bytes count: only the seconds part is rewritten)."""
+    times = [datetime.fromisoformat(m.group(2).decode()) for m in _TIME.finditer(body)]
+    if not times:
+        return body
+    shift = start.replace(microsecond=0, tzinfo=None) - min(times)
+
+    def moved(m: re.Match[bytes]) -> bytes:
+        when = datetime.fromisoformat(m.group(2).decode()) + shift
+        return b'"%s":"%s%sZ"' % (m.group(1), when.isoformat().encode(), m.group(3) or b"")
+
+    return _TIME.sub(moved, body)
+
+
+def build_corpus(
+    folder: Path, size_mb: int, files: int, seed: int = 1, original_times: bool = False
+) -> dict[str, Any]:
     """Write `files` transcripts totalling about `size_mb` MB. Each is a window of whole lines of a
     real sample (Codex windows keep the `session_meta` line first) with a fresh session id
-    everywhere the sample's id appears; Claude Code and Codex alternate."""
+    everywhere the sample's id appears; Claude Code and Codex alternate. Unless `original_times`,
+    replay n's times are moved to start n × `STRIDE` after `FIRST_REPLAY`."""
     manifest = folder / "manifest.json"
-    wanted = {"size_mb": size_mb, "files": files, "seed": seed, "layout": 2}
+    layout = 2 if original_times else 3
+    wanted = {"size_mb": size_mb, "files": files, "seed": seed, "layout": layout}
     if manifest.exists() and json.loads(manifest.read_text()).get("params") == wanted:
         return dict(json.loads(manifest.read_text()))
     shutil.rmtree(folder, ignore_errors=True)
@@ -99,18 +132,19 @@ def build_corpus(folder: Path, size_mb: int, files: int, seed: int = 1) -> dict[
             i = i + 1 if i + 1 < len(lines) else len(head)  # wrap around: the window continues at the top
         new_id = str(uuid.UUID(int=rnd.getrandbits(128), version=4))
         body = b"".join(body_lines).replace(old_id.encode(), new_id.encode())
+        began = FIRST_REPLAY + n * STRIDE
+        if not original_times:
+            body = shift_times(body, began)
         part = folder / f"part-{n % PARTS}"
         if harness == "claude-code":
             path = part / "claude" / f"-work-proj-{n % 97}" / f"{new_id}.jsonl"
         else:
-            day = 1 + n % 28
+            day = began if not original_times else datetime(2026, 1, 1 + n % 28, 10, tzinfo=UTC)
             path = (
                 part
                 / "codex"
-                / "2026"
-                / "01"
-                / f"{day:02d}"
-                / f"rollout-2026-01-{day:02d}T10-00-00-{new_id}.jsonl"
+                / day.strftime("%Y/%m/%d")
+                / f"rollout-{day.strftime('%Y-%m-%dT%H-%M-%S')}-{new_id}.jsonl"
             )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(body)
@@ -256,6 +290,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000, help="number of transcript files")
     parser.add_argument("--queries", type=int, default=300, help="search queries to time")
     parser.add_argument("--out", type=Path, default=HERE / "out", help="working folder (git-ignored)")
+    parser.add_argument(
+        "--original-times", action="store_true", help="replays keep the samples' times (all at once)"
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -274,7 +311,7 @@ def main() -> None:
     out: Path = args.out.resolve()
     corpus = out / "corpus"
     t0 = time.perf_counter()
-    info = build_corpus(corpus, args.size_mb, args.files)
+    info = build_corpus(corpus, args.size_mb, args.files, original_times=args.original_times)
     mb = info["bytes"] / 1e6
     print(f"corpus: {info['files']} files, {mb:.0f} MB ({time.perf_counter() - t0:.0f}s to build or reuse)")
     small_bytes = sum(p.stat().st_size for p in (corpus / "part-0").rglob("*.jsonl"))
@@ -301,6 +338,11 @@ def main() -> None:
             "turns": s["turns_added"],
             "extracted_text_mb": round(bare["text_mb"], 1),
             "index_mb": round(index.stat().st_size / 1e6, 1),
+            "replay_times": (
+                "original (all replays at the samples' times)"
+                if args.original_times
+                else f"shifted: replay n starts at {FIRST_REPLAY:%Y-%m-%d} + n × {STRIDE}"
+            ),
         },
         "cold_ingest": {
             "seconds": round(cold["seconds"], 2),

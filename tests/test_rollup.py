@@ -118,3 +118,56 @@ def test_ingest_brings_the_rollup_up_to_date(tmp_path: Path) -> None:
     ingest(cfg, records=False)  # the real entry point, with its rollup step
     assert _rows(cfg, "SELECT session_id, kind, cause FROM incidents") == [("bbb", "destructive", 1)]
     assert update_rollup(cfg).recomputed == 0  # nothing left for a later update to do
+
+
+def _cross(cfg: Config) -> list[tuple[object, ...]]:
+    return _rows(
+        cfg,
+        "SELECT session_id, seq, rule, summary, path, other_session FROM incidents WHERE cross_session = 1 "
+        "ORDER BY 1, 2, 3, 4, 6",
+    )
+
+
+def _rebuilt(cfg: Config) -> list[tuple[object, ...]]:
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(rollup_path(cfg)) + suffix).unlink(missing_ok=True)
+    assert update_rollup(cfg).rebuilt
+    return _cross(cfg)
+
+
+def test_cross_session_incidents_updated_in_place_match_a_rebuild(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude" / "proj"
+    cfg = config(repo, {"claude-code": [tmp_path / "claude"]})
+    app, new = f"{repo}/app.py", "def main() -> None:\n    print('hello, strict world')\n"
+
+    def session(sid: str, start: int, path: str = app, day: str = "2026-03-02") -> None:
+        steps = [("user", "fix it"), ("edit", path, "pass", new), ("assistant", "Changed it.")]
+        write_jsonl(
+            folder / f"{sid}.jsonl", claude_session(sid, str(repo), steps, day=day, start_minute=start)
+        )
+
+    session("xxx", 0)
+    session("yyy", 1)  # edits app.py while xxx is at work: an overlap, and xxx's change redone
+    session("zzz", 0, f"{repo}/lib/app.py", day="2026-03-05")  # the same change to another app.py
+    ingest(cfg, records=False)
+    first = _cross(cfg)
+    assert {(r[0], r[2], r[5]) for r in first} == {
+        ("yyy", "overlapping_edits", "xxx"),
+        ("yyy", "redone_edit", "xxx"),
+        ("zzz", "redone_edit", "xxx"),
+    }
+    assert first == _rebuilt(cfg)
+    # zzz moves to the busy morning; then xxx's transcript goes: each update redoes only what it touched.
+    session("zzz", 2, f"{repo}/lib/app.py")
+    ingest(cfg, records=False)
+    assert _cross(cfg) == _rebuilt(cfg)
+    session("zzz", 2)
+    ingest(cfg, records=False)
+    moved = _cross(cfg)
+    assert ("zzz", "overlapping_edits", "yyy") in {(r[0], r[2], r[5]) for r in moved}
+    assert moved == _rebuilt(cfg)
+    (folder / "xxx.jsonl").unlink()
+    ingest(cfg, full=True, records=False)
+    gone = _cross(cfg)
+    assert "xxx" not in {r[5] for r in gone} and gone == _rebuilt(cfg)

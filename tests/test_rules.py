@@ -316,3 +316,45 @@ def test_analyse_bundles_every_rule() -> None:
     facts = rules.analyse(s.turns, cwd="/r")
     assert facts.task == "Make the parser strict" and facts.outcome == "Done: tests pass."
     assert [c.status for c in facts.claims] == ["checked"] and len(facts.edits) == 1 and facts.incidents == []
+
+
+def test_many_sessions_editing_one_file_give_a_bounded_number_of_incidents() -> None:
+    def at(day: int, minute: int) -> str:
+        return f"2026-03-0{day}T{9 + minute // 60:02d}:{minute % 60:02d}:00Z"
+
+    spans, rows = {}, []
+    # Eight sessions all at work on app.py in one hour, four more the next day, one after them.
+    for n in range(13):
+        sid = f"s{n:02d}"
+        day, start, minute = (2, 0, 10 + n) if n < 8 else (3, 0, 10 + n) if n < 12 else (2, 180, 200)
+        spans[sid] = SessionSpan(sid, at(day, start), at(day, start + 60), None)
+        rows.append(EditRow(sid, 1, at(day, minute), "/r/app.py", ""))
+    # One session redoes seven changes s00 made.
+    spans["z"] = SessionSpan("z", at(4, 0), at(4, 60), None)
+    for n in range(7):
+        rows.append(EditRow("s00", 10 + n, at(2, 20 + n), "/r/lib.py", f"{n:020d}"))
+        rows.append(EditRow("z", 10 + n, at(4, 20 + n), "/r/lib.py", f"{n:020d}"))
+
+    found = rules.cross_session(rows, spans)
+    overlaps: dict[str, list[str | None]] = {}
+    for sid, i in found:
+        if i.rule == "overlapping_edits":
+            overlaps.setdefault(sid, []).append(i.other_session)
+    # Each session names the (at most five) latest sessions before it on the file; the rest are counted.
+    assert overlaps == {
+        "s01": ["s00"],
+        "s02": ["s00", "s01"],
+        "s03": ["s00", "s01", "s02"],
+        "s04": ["s00", "s01", "s02", "s03"],
+        "s05": ["s00", "s01", "s02", "s03", "s04"],
+        "s06": ["s01", "s02", "s03", "s04", "s05", None],
+        "s07": ["s02", "s03", "s04", "s05", "s06", None],
+        "s09": ["s08"],
+        "s10": ["s08", "s09"],
+        "s11": ["s08", "s09", "s10"],
+    }
+    counted = [i.summary for sid, i in found if i.other_session is None and i.rule == "overlapping_edits"]
+    assert [s.split(" by ")[1] for s in counted] == ["1 more session", "2 more sessions"]
+    redone = [(sid, i.seq, i.other_session) for sid, i in found if i.rule == "redone_edit"]
+    assert redone == [("z", 10 + n, "s00") for n in range(5)] + [("z", 15, None)]
+    assert [i.summary for _, i in found][-1] == "made 2 more changes to lib.py that other sessions had made"

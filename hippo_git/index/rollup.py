@@ -2,9 +2,10 @@
 
 A cache. Its `format_version` (meta table) names the rules that filled it: when the code's
 `FORMAT_VERSION` differs, the file is deleted and rebuilt. Each session row keeps a signature of
-the index's turns for it (count, last seq, sum of row ids — a re-read turn gets a new row id), so
-an update recomputes only sessions whose turns changed, their parents (a delegated session's runs
-are evidence for the parent's claims), and then the cross-session incidents.
+the index's turns for it (count, last seq, sum of row ids) and of the transcript they came from (size,
+mtime: a file re-read whole can give its turns the same row ids again), so an update recomputes only
+sessions whose turns changed, their parents (a delegated session's runs are evidence for the
+parent's claims), and then the cross-session incidents on the paths those sessions edit.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from typing import Any
 
 from hippo_git.config import Config
 from hippo_git.errors import HippoError
-from hippo_git.index import db, rules
-from hippo_git.index.rollup_facts import EditRow, SessionFacts, SessionSpan
+from hippo_git.index import db, rollup_cross, rules
+from hippo_git.index.rollup_facts import SessionFacts, epoch
 from hippo_git.index.sessions import get_turns
 
-FORMAT_VERSION = "3"
+FORMAT_VERSION = "4"
 ROLLUP_FILE = "rollup.sqlite"
 BATCH_SECONDS = 2.0
 
@@ -39,8 +40,12 @@ SCHEMA = (
         user_waits INTEGER NOT NULL, task TEXT, outcome TEXT)""",
     "CREATE INDEX sessions_cwd ON sessions(cwd)",
     "CREATE INDEX sessions_started ON sessions(started)",
-    "CREATE TABLE edits(session_id TEXT NOT NULL, seq INTEGER, ts TEXT, path TEXT, added INTEGER, removed INTEGER, digest TEXT)",
+    # `at`: `ts` as an epoch, and `name`: the path's base name, for the cross-session rules.
+    """CREATE TABLE edits(session_id TEXT NOT NULL, seq INTEGER, ts TEXT, path TEXT, added INTEGER, removed INTEGER,
+        digest TEXT, at REAL, name TEXT)""",
     "CREATE INDEX edits_session ON edits(session_id)",
+    "CREATE INDEX edits_path ON edits(path)",
+    "CREATE INDEX edits_name ON edits(name) WHERE digest != ''",
     """CREATE TABLE commands(session_id TEXT NOT NULL, seq INTEGER, out_seq INTEGER, ts TEXT, command TEXT,
         categories TEXT, exit INTEGER)""",
     "CREATE INDEX commands_session ON commands(session_id)",
@@ -55,6 +60,7 @@ SCHEMA = (
         summary TEXT, excerpt TEXT, path TEXT, other_session TEXT, cross_session INTEGER NOT NULL DEFAULT 0)""",
     "CREATE INDEX incidents_session ON incidents(session_id)",
     "CREATE INDEX incidents_other ON incidents(other_session)",
+    "CREATE INDEX incidents_cross ON incidents(path) WHERE cross_session = 1",
 )
 FACT_TABLES = ("edits", "commands", "waits", "prs", "claims", "incidents")
 
@@ -162,10 +168,10 @@ def _locked(path: Path) -> Iterator[None]:
 
 _INDEX_SESSIONS = """
 SELECT s.id, s.harness, s.cwd, s.title, s.started, s.ended, s.parent_id,
-       coalesce(t.n, 0), coalesce(t.mx, -1), coalesce(t.sm, 0)
+       coalesce(t.n, 0), coalesce(t.mx, -1), coalesce(t.sm, 0), src.size, src.mtime_ns
 FROM sessions s LEFT JOIN (
     SELECT session_id, count(*) AS n, max(seq) AS mx, sum(id) AS sm FROM turns GROUP BY session_id
-) t ON t.session_id = s.id
+) t ON t.session_id = s.id LEFT JOIN sources src ON src.id = s.source_id
 """
 
 
@@ -238,14 +244,21 @@ def _update(
     if not todo and not gone:
         return
     order = sorted(todo)
+    # The cross-session rules need redoing only on the paths these sessions edit, before and after.
+    touched: set[str] | None = None if summary.rebuilt else set()
     batch_start = time.monotonic()
     conn.execute("BEGIN IMMEDIATE")
     try:
         for sid in gone:
+            touched = rollup_cross.touch(conn, touched, sid)
             _delete(conn, sid)
         summary.removed = len(gone)
         for n, sid in enumerate(order, 1):
-            _store(conn, rows[sid], _facts(index, rows[sid]))
+            touched = rollup_cross.touch(conn, touched, sid)
+            facts = _facts(index, rows[sid])
+            _store(conn, rows[sid], facts)
+            if touched is not None:
+                touched.update(e.path for e in facts.edits)
             summary.recomputed += 1
             if time.monotonic() - batch_start >= BATCH_SECONDS:
                 conn.execute("COMMIT")
@@ -253,7 +266,10 @@ def _update(
                 batch_start = time.monotonic()
             if progress is not None:
                 progress(n, len(order))
-        summary.cross_incidents = _cross(conn)
+        rollup_cross.update(conn, touched)
+        summary.cross_incidents = conn.execute(
+            "SELECT count(*) FROM incidents WHERE cross_session = 1"
+        ).fetchone()[0]
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -288,8 +304,11 @@ def _store(conn: sqlite3.Connection, row: tuple[Any, ...], f: SessionFacts) -> N
         ),
     )  # fmt: skip
     conn.executemany(
-        "INSERT INTO edits VALUES (?,?,?,?,?,?,?)",
-        [(sid, e.seq, e.ts, e.path, e.added, e.removed, e.digest) for e in f.edits],
+        "INSERT INTO edits VALUES (?,?,?,?,?,?,?,?,?)",
+        [
+            (sid, e.seq, e.ts, e.path, e.added, e.removed, e.digest, epoch(e.ts), os.path.basename(e.path))
+            for e in f.edits
+        ],
     )
     conn.executemany(
         "INSERT INTO commands VALUES (?,?,?,?,?,?,?)",
@@ -327,25 +346,6 @@ def _store(conn: sqlite3.Connection, row: tuple[Any, ...], f: SessionFacts) -> N
             for i in f.incidents
         ],
     )
-
-
-def _cross(conn: sqlite3.Connection) -> int:
-    """Recompute every cross-session incident from the stored edits (one pass over them)."""
-    conn.execute("DELETE FROM incidents WHERE cross_session = 1")
-    spans = {
-        r[0]: SessionSpan(r[0], r[1], r[2], r[3])
-        for r in conn.execute("SELECT id, started, ended, parent_id FROM sessions")
-    }
-    rows = [EditRow(*r) for r in conn.execute("SELECT session_id, seq, ts, path, digest FROM edits")]
-    found = rules.cross_session(rows, spans)
-    conn.executemany(
-        "INSERT INTO incidents VALUES (?,?,?,?,?,?,?,?,?,?,1)",
-        [
-            (sid, i.seq, i.cause, i.ts, i.kind, i.rule, i.summary, i.excerpt, i.path, i.other_session)
-            for sid, i in found
-        ],
-    )
-    return len(found)
 
 
 def ensure_rollup(cfg: Config, progress: Progress | None = None) -> sqlite3.Connection:

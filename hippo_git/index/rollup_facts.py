@@ -20,7 +20,7 @@ def epoch(ts: str | None) -> float | None:
     if not ts:
         return None
     try:
-        when = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        when = datetime.fromisoformat(ts)  # takes a trailing Z since Python 3.11
     except ValueError:
         return None
     if when.tzinfo is None:
@@ -115,6 +115,7 @@ class EditRow:
     ts: str | None
     path: str
     digest: str
+    at: float | None = None  # `ts` as an epoch, when the caller has it already
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import json
 import re
 import shlex
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from hippo_git.index.sessions import TurnRow
@@ -75,6 +76,7 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 _DIFF_FILE = re.compile(r"^\+\+\+ (?:b/)?(.+)$", re.M)
 
 
+@lru_cache(maxsize=1024)
 def tool_key(tool: str | None) -> str:
     """A tool name compared case-insensitively, without an MCP server prefix."""
     name = (tool or "").strip().lower()
@@ -223,17 +225,30 @@ def edit_counts(fields: dict[str, str]) -> tuple[int, int, str]:
     return 0, 0, ""
 
 
+_SEGMENT = re.compile(r"&&|\|\||;|\||\n")
+_QUOTING = re.compile(r"['\"\\]")
+_SHELL_SPACE = re.compile(r"[ \t\r\n]+")
+
+
 def segments(command: str) -> list[list[str]]:
     """A command line split at `&&`, `||`, `;`, `|` and newlines into word lists (best effort)."""
-    out: list[list[str]] = []
-    for part in re.split(r"&&|\|\||;|\||\n", command):
+    return [list(words) for words in _segments(command)]
+
+
+@lru_cache(maxsize=512)  # several rules split the same command line
+def _segments(command: str) -> tuple[tuple[str, ...], ...]:
+    out: list[tuple[str, ...]] = []
+    for part in _SEGMENT.split(command):
         part = part.strip()
         if not part:
             continue
-        try:
-            words = shlex.split(part, posix=True)
-        except ValueError:
-            words = part.split()
+        if _QUOTING.search(part):
+            try:
+                words = shlex.split(part, posix=True)
+            except ValueError:
+                words = part.split()
+        else:
+            words = _SHELL_SPACE.split(part)  # what shlex makes of it, without its slow tokenizer
         while words and (
             "=" in words[0]
             and not words[0].startswith("-")
@@ -241,12 +256,27 @@ def segments(command: str) -> list[list[str]]:
         ):
             words = words[1:]
         if words:
-            out.append(words)
-    return out
+            out.append(tuple(words))
+    return tuple(out)
 
 
 def program(words: list[str]) -> str:
     return words[0].rsplit("/", 1)[-1] if words else ""
+
+
+class Calls:
+    """A session's tool calls read once for every rule: each call's output, and its fields
+    (parsed when a rule first asks)."""
+
+    def __init__(self, turns: Sequence[TurnRow]) -> None:
+        self.paired = pair_calls(turns)
+        self._fields: dict[int, dict[str, str]] = {}
+
+    def fields(self, turn: TurnRow) -> dict[str, str]:
+        found = self._fields.get(turn.seq)
+        if found is None:
+            found = self._fields[turn.seq] = parse_fields(turn.text, turn.tool)
+        return found
 
 
 def pair_calls(turns: Sequence[TurnRow]) -> dict[int, TurnRow]:
@@ -267,9 +297,13 @@ def pair_calls(turns: Sequence[TurnRow]) -> dict[int, TurnRow]:
     return paired
 
 
+_REDIRECT = re.compile(r"\s*2>&1")
+_PAGER = re.compile(r"\s*\|\s*(?:head|tail|grep|less|cat|tee)\b[^|;&]*$")
+
+
 def norm_command(command: str) -> str:
-    command = re.sub(r"\s*2>&1", "", command)
-    command = re.sub(r"\s*\|\s*(?:head|tail|grep|less|cat|tee)\b[^|;&]*$", "", command)
+    command = _REDIRECT.sub("", command)
+    command = _PAGER.sub("", command)
     return " ".join(command.split())
 
 
@@ -413,7 +447,7 @@ def command_categories(command: str) -> tuple[str, ...]:
 
 def _word_in(targets: str, words: str) -> bool:
     """Whether a task runner's targets name one of `words` (`test`, `test:unit`, `ci-test` ...)."""
-    return re.search(rf"(^|[\s:/_-])({words})([\s:_-]|$)", targets) is not None
+    return bool(targets) and re.search(rf"(^|[\s:/_-])({words})([\s:_-]|$)", targets) is not None
 
 
 def _is_deploy(prog: str, args: list[str]) -> bool:

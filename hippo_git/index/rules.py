@@ -2,18 +2,21 @@
 
 Every rule is a pure function over a session's indexed (redacted) turns, so each is tested on
 small transcripts written for it and on the real corpus. `analyse` runs them all for one session;
-`cross_session` finds what only shows across sessions (overlapping edits, redone work).
+`overlapping_edits` and `redone_edits` find what only shows across sessions.
 `FORMAT_VERSION` in `rollup.py` must be bumped whenever a rule here changes what it finds.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import os
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
-from datetime import datetime
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from itertools import groupby
+from operator import attrgetter
 
 from hippo_git.index import rollup_parse as rp
 from hippo_git.index import rules_vocab as v
@@ -35,6 +38,9 @@ from hippo_git.index.sessions import TurnRow
 from hippo_git.transcripts.model import ANSWER, ERROR, PROMPT, SYSTEM, TOOL_CALL, TOOL_OUTPUT
 
 WAIT_SECONDS = 300  # a gap between turns longer than this is a wait, not work
+_ENDED = re.compile(r"exit|exited|completed", re.I)
+_PR_MERGE = re.compile(r"\b(gh|glab)\s+(pr|mr)\s+merge\b")
+_DATABASE_TOOL = re.compile(r"sql|query|database")
 
 
 def incident(
@@ -77,9 +83,9 @@ def work_time(
 # --- tool calls, commands and edits -------------------------------------------------------------
 
 
-def commands(turns: Sequence[TurnRow], session: str = "") -> list[Command]:
+def commands(turns: Sequence[TurnRow], session: str = "", calls: rp.Calls | None = None) -> list[Command]:
     """Every shell command run, with the exit status its output (or a later poll) reports."""
-    paired = rp.pair_calls(turns)
+    calls = calls or rp.Calls(turns)
     found: list[Command] = []
     background: dict[str, int] = {}  # handle → index in found
     for turn in turns:
@@ -91,15 +97,13 @@ def commands(turns: Sequence[TurnRow], session: str = "") -> list[Command]:
             continue
         if turn.kind != TOOL_CALL:
             continue
-        fields = rp.parse_fields(turn.text, turn.tool)
-        out = paired.get(turn.seq)
+        fields = calls.fields(turn)
+        out = calls.paired.get(turn.seq)
         if rp.tool_key(turn.tool) in rp.POLL_TOOLS:
             handle = rp.poll_handle(fields)
             if handle in background and out is not None:
                 code = rp.exit_status(out.text, out.is_error)
-                if code is not None and (
-                    code != 0 or re.search(r"exit|exited|completed", out.text[:600], re.I)
-                ):
+                if code is not None and (code != 0 or _ENDED.search(out.text[:600])):
                     i = background[handle]
                     found[i] = replace(found[i], out_seq=out.seq, exit=code)
             continue
@@ -136,17 +140,19 @@ def absolute(path: str, cwd: str | None) -> str:
     return os.path.normpath(path) if path else path
 
 
-def edits(turns: Sequence[TurnRow], cwd: str | None = None) -> list[Edit]:
+def edits(turns: Sequence[TurnRow], cwd: str | None = None, calls: rp.Calls | None = None) -> list[Edit]:
     """Files an edit/write/patch tool call changed, with the lines it added and removed."""
     found: list[Edit] = []
-    paired = rp.pair_calls(turns)
+    calls = calls or rp.Calls(turns)
     for turn in turns:
         if turn.kind != TOOL_CALL:
             continue
-        out = paired.get(turn.seq)
+        if not turn.edited and "*** Begin Patch" not in turn.text:
+            continue  # neither an edit tool's call nor a patch
+        out = calls.paired.get(turn.seq)
         if out is not None and out.is_error:
             continue  # a refused or failed edit changed nothing
-        fields = rp.parse_fields(turn.text, turn.tool)
+        fields = calls.fields(turn)
         command = rp.command_of(turn.tool, fields)
         if command is not None and "*** Begin Patch" not in command:
             continue
@@ -164,7 +170,9 @@ def edits(turns: Sequence[TurnRow], cwd: str | None = None) -> list[Edit]:
     return found
 
 
-def pull_requests(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[PullRequest]:
+def pull_requests(
+    turns: Sequence[TurnRow], cmds: Sequence[Command], calls: rp.Calls | None = None
+) -> list[PullRequest]:
     """PRs opened (`gh pr create` and PR-creating tools, with the URL they print) and merged."""
     by_seq = {t.seq: t for t in turns}
     found: list[PullRequest] = []
@@ -175,9 +183,9 @@ def pull_requests(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[Pul
         urls = v.PR_URL.findall(out.text) or v.PR_URL.findall(c.command)
         if "pr_create" in c.categories and urls:
             found.append(PullRequest(c.seq, c.ts, "opened", urls[-1]))
-        if "merge" in c.categories and re.search(r"\b(gh|glab)\s+(pr|mr)\s+merge\b", c.command):
+        if "merge" in c.categories and _PR_MERGE.search(c.command):
             found.append(PullRequest(c.seq, c.ts, "merged", urls[-1] if urls else c.command[:200]))
-    for call, out in rp.pair_calls(turns).items():
+    for call, out in (calls or rp.Calls(turns)).paired.items():
         tool = rp.tool_key(by_seq[call].tool)
         if tool in ("create_pull_request", "merge_pull_request") and not out.is_error:
             urls = v.PR_URL.findall(out.text)
@@ -190,6 +198,8 @@ def pull_requests(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[Pul
 # --- claims and their evidence ------------------------------------------------------------------
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_BULLET = re.compile(r"^\s*(?:[-*+>]|\d+[.)]|#+)\s+")
+_MARKER = re.compile(r"^[^\w`\"'(\[]+")
 
 
 def _prose(text: str) -> Iterable[str]:
@@ -200,8 +210,8 @@ def _prose(text: str) -> Iterable[str]:
             continue
         if fenced or line.startswith("    "):
             continue
-        body = re.sub(r"^\s*(?:[-*+>]|\d+[.)]|#+)\s+", "", line).replace("**", "").strip()
-        body = re.sub(r"^[^\w`\"'(\[]+", "", body)  # ✅ and other markers before the words
+        body = _BULLET.sub("", line).replace("**", "").strip()
+        body = _MARKER.sub("", body)  # ✅ and other markers before the words
         yield from (s.strip() for s in _SENTENCE.split(body) if s.strip())
 
 
@@ -331,19 +341,21 @@ def corrections(turns: Sequence[TurnRow], cmds: Sequence[Command], eds: Sequence
     return found
 
 
-def failed_steps(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[Incident]:
+def failed_steps(
+    turns: Sequence[TurnRow], cmds: Sequence[Command], calls: rp.Calls | None = None
+) -> list[Incident]:
     """Permission denials and refusals (blocked), tool and harness errors, and a command that failed
     again and again without succeeding in between."""
     found: list[Incident] = []
-    by_out = {out.seq: call for call, out in rp.pair_calls(turns).items()}
+    by_out = {out.seq: call for call, out in (calls or rp.Calls(turns)).paired.items()}
     shell_outputs = {c.out_seq for c in cmds}
     for turn in turns:
         if turn.kind not in (TOOL_OUTPUT, ERROR):
             continue
         cause = by_out.get(turn.seq)
         head = turn.text[:600]
-        if v.BLOCK_PATTERNS.search(head) and (
-            turn.kind == ERROR or turn.is_error or turn.seq in shell_outputs or len(head) < 300
+        if (turn.kind == ERROR or turn.is_error or turn.seq in shell_outputs or len(head) < 300) and _blocked(
+            head
         ):
             found.append(incident(turn, cause, "permission_denied", head))
         elif turn.kind == ERROR:
@@ -360,6 +372,11 @@ def failed_steps(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[Inci
     for streak in streaks.values():
         _close_streak(streak, found)
     return sorted(found, key=lambda i: i.seq or 0)
+
+
+def _blocked(head: str) -> bool:
+    low = head.lower()
+    return any(word in low for word in v.BLOCK_WORDS) and v.BLOCK_PATTERNS.search(head) is not None
 
 
 def _close_streak(streak: list[Command], found: list[Incident]) -> None:
@@ -428,7 +445,7 @@ def destructive(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[Incid
                 incident(c, c.seq, "destructive_command", c.command, summary=f"destructive command: {reason}")
             )
     for turn in turns:
-        if turn.kind == TOOL_CALL and re.search(r"sql|query|database", rp.tool_key(turn.tool)):
+        if turn.kind == TOOL_CALL and _DATABASE_TOOL.search(rp.tool_key(turn.tool)):
             hit = v.DESTRUCTIVE_SQL.search(turn.text)
             if hit:
                 reason = " ".join(hit.group(0).split()).upper()[:40]
@@ -440,7 +457,7 @@ def destructive(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[Incid
     return found
 
 
-# --- one session, and what only shows across sessions ------------------------------------------
+# --- one session ---------------------------------------------------------------------------------
 
 
 def task_of(turns: Sequence[TurnRow]) -> str:
@@ -457,14 +474,15 @@ def analyse(
 ) -> SessionFacts:
     """Every per-session fact of one session's turns (in seq order)."""
     facts = SessionFacts()
+    calls = rp.Calls(turns)
     facts.work_seconds, facts.wall_seconds, facts.waits = work_time(turns)
-    facts.commands = commands(turns, session)
-    facts.edits = edits(turns, cwd)
-    facts.prs = pull_requests(turns, facts.commands)
+    facts.commands = commands(turns, session, calls)
+    facts.edits = edits(turns, cwd, calls)
+    facts.prs = pull_requests(turns, facts.commands, calls)
     facts.claims = claims(turns, facts.commands, facts.edits, delegated)
     facts.incidents = sorted(
         corrections(turns, facts.commands, facts.edits)
-        + failed_steps(turns, facts.commands)
+        + failed_steps(turns, facts.commands, calls)
         + destructive(turns, facts.commands),
         key=lambda i: (i.seq if i.seq is not None else -1, i.kind),
     )
@@ -474,83 +492,185 @@ def analyse(
     return facts
 
 
-def _related(a: SessionSpan, b: SessionSpan) -> bool:
+# --- what only shows across sessions ------------------------------------------------------------
+#
+# Two unrelated sessions editing one file at overlapping times, and a session making a change
+# another session had already made (work redone). Both read the rollup's stored edits a group at
+# a time (`overlapping_edits`: one path's edits; `redone_edits`: the edits of files sharing one
+# base name), so the rollup streams its edits table ordered by path or name and never holds it
+# whole. Times are compared as epochs, parsed once per edit (the rollup stores them) and once per
+# session (`windows`). Output stays bounded however many sessions touch one file: a (session,
+# path) gets at most `PER_PATH` incidents of a rule, and one more that counts the rest. Overlaps
+# are found by a sweep over each session's time on the path sorted by start, so only sessions
+# whose times overlap are ever compared: O(n log n + k) for n sessions on the path and k pairs
+# whose times overlap.
+
+PER_PATH = 5  # incidents of one rule a (session, path) shows by name; the rest are counted
+
+Found = tuple[str, Incident]  # (the session it belongs to, the incident)
+
+
+@dataclass(frozen=True)
+class Window:
+    """A session as the cross-session rules see it: its family and its active time, as epochs."""
+
+    id: str
+    root: str  # subagents and forks are `root/...`
+    parent: str | None
+    start: float  # started, nudged back a moment so an edit at the first turn counts as inside
+    end: float | None  # ended; None: unknown, so no edit is known to fall inside it
+
+
+def window(span: SessionSpan) -> Window:
+    started, ended = epoch(span.started), epoch(span.ended)
+    start = started - 0.001 if started is not None else float("-inf")
+    return Window(span.id, span.id.split("/", 1)[0], span.parent, start, ended)
+
+
+def windows(spans: Iterable[SessionSpan]) -> dict[str, Window]:
+    return {s.id: window(s) for s in spans}
+
+
+def related(a: Window, b: Window) -> bool:
     """Delegation is not a clash: a session and its subagents (or forks) share their work."""
-    root_a, root_b = a.id.split("/", 1)[0], b.id.split("/", 1)[0]
     return (
-        root_a == root_b
+        a.root == b.root
         or a.parent == b.id
         or b.parent == a.id
         or (a.parent is not None and a.parent == b.parent)
     )
 
 
-def cross_session(rows: Sequence[EditRow], spans: dict[str, SessionSpan]) -> list[tuple[str, Incident]]:
-    """(session, incident): two unrelated sessions editing one file while both were active, and a
-    session making an edit another session had already made (work redone)."""
-    found: list[tuple[str, Incident]] = []
-    by_path: dict[str, dict[str, list[EditRow]]] = {}
+def at(row: EditRow) -> float | None:
+    return row.at if row.at is not None else epoch(row.ts)
+
+
+class _OnPath:
+    """One session's edits of one path: their times sorted, and the rows in turn order."""
+
+    __slots__ = ("win", "times", "rows", "first", "lo", "hi", "rank")
+
+    def __init__(self, win: Window, rows: list[tuple[int, float, EditRow]]) -> None:
+        assert win.end is not None
+        self.win = win
+        self.rows = sorted(rows, key=lambda e: e[0])
+        self.times = sorted(t for _, t, _ in rows)
+        self.first = self.times[0]  # of two sessions, the one that came to the path later shows the clash
+        # When it can clash: its edits of the path and its active time.
+        self.lo, self.hi = min(self.first, win.start), max(self.times[-1], win.end)
+        self.rank = 0  # its place among the path's sessions by first edit
+
+    def first_within(self, w: Window) -> EditRow:
+        assert w.end is not None
+        return next(r for _, t, r in self.rows if w.start < t <= w.end)
+
+
+def _on_path(rows: Iterable[EditRow], wins: dict[str, Window]) -> list[_OnPath]:
+    edits: dict[str, list[tuple[int, float, EditRow]]] = {}
     for row in rows:
-        if row.ts:
-            by_path.setdefault(row.path, {}).setdefault(row.session, []).append(row)
-    for path, sessions in by_path.items():
-        ids = sorted(sessions, key=lambda s: min(epoch(r.ts) or 0.0 for r in sessions[s]))
-        for i, a in enumerate(ids):
-            for b in ids[i + 1 :]:
-                sa, sb = spans.get(a), spans.get(b)
-                if sa is None or sb is None or _related(sa, sb):
-                    continue
-                in_a = [r for r in sessions[b] if _between(r.ts, _before(sa.started), sa.ended)]
-                in_b = [r for r in sessions[a] if _between(r.ts, _before(sb.started), sb.ended)]
-                if in_a and in_b:
-                    cause = in_a[0]
-                    summary = (
-                        f"{os.path.basename(path)} was edited by this session and {a} at overlapping times"
-                    )
-                    found.append(
-                        (
-                            b,
-                            incident(
-                                cause,
-                                cause.seq,
-                                "overlapping_edits",
-                                path,
-                                summary=summary,
-                                path=path,
-                                other_session=a,
-                            ),
-                        )
-                    )
-    first_by_digest: dict[tuple[str, str], EditRow] = {}
-    for row in sorted(
-        (r for r in rows if r.digest and r.ts), key=lambda r: (epoch(r.ts) or 0.0, r.session, r.seq)
-    ):
-        key = (row.digest, os.path.basename(row.path))
-        earlier = first_by_digest.setdefault(key, row)
-        if earlier.session == row.session:
-            continue
-        sa, sb = spans.get(earlier.session), spans.get(row.session)
-        if sa is None or sb is None or _related(sa, sb):
-            continue
-        summary = f"made the same change to {os.path.basename(row.path)} that {earlier.session}#{earlier.seq} had made"
-        found.append(
-            (
-                row.session,
-                incident(
-                    row,
-                    row.seq,
-                    "redone_edit",
-                    row.path,
-                    summary=summary,
-                    path=row.path,
-                    other_session=earlier.session,
-                ),
-            )
-        )
+        t = at(row) if row.ts else None
+        win = wins.get(row.session)
+        # A session with no known end has no time another session's edit could fall inside.
+        if t is not None and win is not None and win.end is not None:
+            edits.setdefault(row.session, []).append((row.seq, t, row))
+    return [_OnPath(wins[sid], found) for sid, found in edits.items()]
+
+
+def _within(times: list[float], w: Window) -> bool:
+    """Whether one of `times` (sorted) falls inside `w`."""
+    i = bisect_right(times, w.start)
+    return i < len(times) and w.end is not None and times[i] <= w.end
+
+
+def overlapping_edits(path: str, rows: Iterable[EditRow], wins: dict[str, Window]) -> Iterator[Found]:
+    """For one path's edits: a session that edited it while an unrelated session was active that
+    also edited it while this one was active (shown on the session that came to the file later).
+
+    Each session's time on the path (its edits and its active time) holds any clash it has:
+    sorted by start and swept, each session meets only those whose time is still open."""
+    sessions = _on_path(rows, wins)
+    if len(sessions) < 2:
+        return
+    for n, s in enumerate(sorted(sessions, key=lambda s: (s.first, s.win.id))):
+        s.rank = n
+    sessions.sort(key=lambda s: (s.lo, s.rank))
+    open_: list[_OnPath] = []
+    nearest: dict[int, list[tuple[int, _OnPath]]] = {}  # later rank → the PER_PATH latest earlier
+    counts: dict[int, int] = {}
+    for s in sessions:
+        open_ = [o for o in open_ if o.hi >= s.lo]
+        for o in open_:
+            if related(o.win, s.win) or not (_within(o.times, s.win) and _within(s.times, o.win)):
+                continue
+            early, late = (o, s) if o.rank < s.rank else (s, o)
+            heap = nearest.setdefault(late.rank, [])
+            if len(heap) < PER_PATH:
+                heapq.heappush(heap, (early.rank, early))
+            elif early.rank > heap[0][0]:
+                heapq.heapreplace(heap, (early.rank, early))
+            counts[late.rank] = counts.get(late.rank, 0) + 1
+        open_.append(s)
+    by_rank = {s.rank: s for s in sessions}
+    name = os.path.basename(path)
+    for rank in sorted(nearest):
+        late = by_rank[rank]
+        for _, early in sorted(nearest[rank]):
+            cause = late.first_within(early.win)
+            other = early.win.id
+            summary = f"{name} was edited by this session and {other} at overlapping times"
+            yield late.win.id, _incident(cause, "overlapping_edits", summary, path, other)
+        rest = counts[rank] - len(nearest[rank])
+        if rest:
+            summary = f"{name} was also edited at overlapping times by {_more(rest, 'session')}"
+            yield late.win.id, _incident(late.rows[0][2], "overlapping_edits", summary, path, None)
+
+
+def redone_edits(rows: Iterable[EditRow], wins: dict[str, Window]) -> Iterator[Found]:
+    """For the edits of files sharing one base name: an edit making the same change (same digest
+    of the new text) an unrelated session had made first. A (session, path) names at most
+    `PER_PATH` of them, the earliest, and counts the rest in one more incident."""
+    keyed = [(at(r) or 0.0, r) for r in rows if r.digest and r.ts]
+    keyed.sort(key=lambda e: (e[1].digest, e[0], e[1].session, e[1].seq))
+    redone: dict[tuple[str, str], list[tuple[float, EditRow, EditRow]]] = {}
+    for _, same in groupby(keyed, key=lambda e: e[1].digest):
+        first: EditRow | None = None
+        for t, row in same:
+            if first is None:
+                first = row
+            if first.session == row.session:
+                continue
+            a, b = wins.get(first.session), wins.get(row.session)
+            if a is None or b is None or related(a, b):
+                continue
+            redone.setdefault((row.session, row.path), []).append((t, row, first))
+    for (sid, path), found in sorted(redone.items()):
+        found.sort(key=lambda e: (e[0], e[1].seq))
+        name = os.path.basename(path)
+        for _, row, earlier in found[:PER_PATH]:
+            summary = f"made the same change to {name} that {earlier.session}#{earlier.seq} had made"
+            yield sid, _incident(row, "redone_edit", summary, path, earlier.session)
+        if len(found) > PER_PATH:
+            row = found[PER_PATH][1]
+            summary = f"made {_more(len(found) - PER_PATH, 'change')} to {name} that other sessions had made"
+            yield sid, _incident(row, "redone_edit", summary, path, None)
+
+
+def _more(n: int, noun: str) -> str:
+    return f"{n} more {noun}{'s' if n != 1 else ''}"
+
+
+def _incident(at_row: EditRow, rule: str, summary: str, path: str, other: str | None) -> Incident:
+    return incident(at_row, at_row.seq, rule, path, summary=summary, path=path, other_session=other)
+
+
+def cross_session(rows: Iterable[EditRow], spans: dict[str, SessionSpan]) -> list[Found]:
+    """(session, incident) of both rules over `rows` held in memory (the rollup streams instead)."""
+    wins = windows(spans.values())
+    edits = list(rows)
+    found: list[Found] = []
+    for path, group in groupby(sorted(edits, key=attrgetter("path")), key=attrgetter("path")):
+        found += overlapping_edits(path, group, wins)
+    by_name = sorted(edits, key=lambda r: os.path.basename(r.path))
+    for _, group in groupby(by_name, key=lambda r: os.path.basename(r.path)):
+        found += redone_edits(group, wins)
     return found
-
-
-def _before(ts: str | None) -> str | None:
-    """A start time nudged back a moment, so an edit at the very first turn counts as inside."""
-    t = epoch(ts)
-    return None if t is None else datetime.fromtimestamp(t - 0.001).astimezone().isoformat()

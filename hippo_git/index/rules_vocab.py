@@ -107,6 +107,10 @@ BLOCK_PATTERNS = re.compile(
     r"requires approval|approval (?:was )?(?:denied|rejected)|not allowed to run|\bAPI refusal\b|\brefused (?:for|by) (?:policy|the user|safety)",
     re.I,
 )
+# A word every BLOCK_PATTERNS match holds (lower case): most outputs lack all of them and skip it.
+BLOCK_WORDS = (
+    "proceed", "rejected", "denied", "declined", "permitted", "policy", "blocked", "approval", "not allowed", "refus",
+)  # fmt: skip
 NO_MATCH = frozenset({"grep", "rg", "ag", "egrep", "fgrep", "diff", "cmp", "test", "["})
 
 

@@ -57,13 +57,18 @@ def spec_for(harness: str) -> HarnessSpec:
 # --- the edits, one function per part; each mutates the parsed file and says whether ours was there --
 
 
+def _object_at(path: Path, data: dict[str, Any], key: str) -> dict[str, Any]:
+    """`data[key]`, created empty when absent; a file where it is not an object is refused."""
+    value = data.get(key)
+    if value is None:
+        value = data[key] = {}
+    if not isinstance(value, dict):
+        raise af.refuse(path, f'"{key}" is not a JSON object')
+    return value
+
+
 def _hooks_dict(path: Path, data: dict[str, Any]) -> dict[str, Any]:
-    hooks = data.get("hooks")
-    if hooks is None:
-        hooks = data["hooks"] = {}
-    if not isinstance(hooks, dict):
-        raise af.refuse(path, '"hooks" is not a JSON object')
-    return hooks
+    return _object_at(path, data, "hooks")
 
 
 def _add_hooks(spec: HarnessSpec, path: Path, data: dict[str, Any]) -> None:
@@ -138,12 +143,7 @@ def _remove_hooks(spec: HarnessSpec, path: Path, data: dict[str, Any]) -> bool:
 
 
 def _mcp_servers(path: Path, data: dict[str, Any]) -> dict[str, Any]:
-    servers = data.get("mcpServers")
-    if servers is None:
-        servers = data["mcpServers"] = {}
-    if not isinstance(servers, dict):
-        raise af.refuse(path, '"mcpServers" is not a JSON object')
-    return servers
+    return _object_at(path, data, "mcpServers")
 
 
 def _add_mcp(spec: HarnessSpec, path: Path, data: dict[str, Any]) -> None:

@@ -51,3 +51,22 @@ def test_context_imports_no_heavy_module(tmp_path: Path) -> None:
         heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
         assert heavy == [], f"the context path imported {heavy}"
         assert "hippo_git.index.search" not in imported
+
+
+def test_pre_commit_imports_no_heavy_module(tmp_path: Path) -> None:
+    """The pre-commit check runs on every commit: it reads git through the binary, not pygit2."""
+    repo = make_repo(tmp_path / "repo")
+    assert run_cli(["init", "--no-hooks"], cwd=repo).returncode == 0
+    (repo / "notes/deploy.md").write_text("# Deploy\n\nSee [[index]].\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "hippo_git", "hook", "pre-commit"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = _imported(proc.stderr)
+    assert "hippo_git.transcripts.redact" in imported  # it ran the check (redaction is loaded inside it)
+    heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
+    assert heavy == [], f"the pre-commit path imported {heavy}"

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hippo_git.config import Config, load_config
+from hippo_git.dream.records import RECEIPTS_REF
 from hippo_git.errors import HippoError
 from hippo_git.files import lock_state
 from hippo_git.git import hookfiles
 from hippo_git.git.repo import RepoInfo, config_get, config_get_all, discover, remotes, run_git
 from hippo_git.git.staged import index_paths
-from hippo_git.team.githooks import per_person
-from hippo_git.team.setup import GITIGNORE, RECEIPTS_REF, receipts_fetch_refspec
+from hippo_git.team.githooks import PER_PERSON, per_person
+from hippo_git.team.setup import receipts_fetch_refspec
 
 GREEN, RED, NA = "green", "red", "n/a"
 MIN_GIT = (2, 30)
@@ -175,11 +176,8 @@ def check_workspace_files(ctx: Context) -> list[Check]:
     else:
         found.append(Check("hippo.toml", GREEN, "valid"))
     ignore = hippo / ".gitignore"
-    missing = [
-        rule for rule in GITIGNORE.split() if not rule.startswith("#") and rule.endswith(("/", ".json"))
-    ]
     text = ignore.read_text(encoding="utf-8") if ignore.exists() else ""
-    absent = [rule for rule in missing if rule not in text.split()]
+    absent = [rule for rule in PER_PERSON if rule not in text.split()]
     if absent:
         found.append(
             Check(

@@ -18,7 +18,8 @@ from hippo_git.git.staged import index_paths, staged_blobs, staged_changes, titl
 if TYPE_CHECKING:
     from hippo_git.notes.parse import Link, Note
 
-# Per-person paths under .hippo/ (DESIGN §1); committing one shares a private record.
+# Per-person paths under .hippo/ (DESIGN §1): ignored by git (init's .hippo/.gitignore), blocked
+# here, checked by doctor. Kept in this light module: the pre-commit hook must not load pydantic.
 PER_PERSON = ("sessions/", "reports/", "inbox/", "dream-state.json", "model-runs/")
 ESCAPE = "hippo: (to commit anyway: git commit --no-verify)"
 

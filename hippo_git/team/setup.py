@@ -6,22 +6,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hippo_git.config import WORKSPACE_FILE, read_toml, workspace_template
+from hippo_git.dream.records import RECEIPTS_REF
 from hippo_git.files import write_text_atomic
 from hippo_git.git import hookfiles
 from hippo_git.git.repo import RepoInfo, config_add, config_set, discover, remotes
+from hippo_git.team.githooks import PER_PERSON
 
-RECEIPTS_REF = "refs/notes/hippo/receipts"
-
-# Per-person files under .hippo/: never shared (DESIGN §1).
-GITIGNORE = """\
-# hippo_git: per-person files. These stay on each person's machine; the rest of .hippo/ is shared.
-sessions/
-reports/
-inbox/
-dream-state.json
-model-runs/
-*.lock
-"""
+GITIGNORE = (
+    "# hippo_git: per-person files. These stay on each person's machine; the rest of .hippo/ is shared.\n"
+    + "".join(f"{rule}\n" for rule in PER_PERSON)
+    + "*.lock\n"
+)
 
 ENTRY_NOTE = """\
 ---

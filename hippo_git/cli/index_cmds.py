@@ -61,15 +61,22 @@ class _Bar:
 )
 @click.option("--root", type=click.Path(exists=True, path_type=Path), help="Ingest only this folder or file.")
 @click.option("--harness", type=_HARNESS, help="Only this harness (required with --root).")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(0, 64),
+    help="Worker processes that parse and redact (default: one per CPU when there is much to read; "
+    "0 = none). Also $HIPPO_INGEST_WORKERS.",
+)
 @json_option
-def ingest_cmd(full: bool, root: Path | None, harness: str | None, as_json: bool) -> None:
+def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | None, as_json: bool) -> None:
     """Index new and changed agent transcripts (redacted) into $HIPPO_HOME/index.sqlite."""
     from hippo_git.index.ingest import ingest
 
     cfg = load_config()
     bar = _Bar()
     try:
-        summary = ingest(cfg, full=full, root=root, harness=harness, progress=bar)
+        summary = ingest(cfg, full=full, root=root, harness=harness, progress=bar, workers=jobs)
     finally:
         bar.close()
     if as_json:

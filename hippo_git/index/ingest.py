@@ -1,8 +1,9 @@
 """Incremental ingest: find transcripts, read what changed, redact, and write it into the index.
 
-A source whose size and mtime match the index is skipped before any hashing. An append-only
-source that grew is read from its stored cursor; one that shrank or whose head changed is read
-whole and its old turns replaced. Each source's turns and cursor commit together (batched into
+A source whose size and mtime match the index is skipped before any hashing; the others are
+prepared (read from their cursor, parsed, redacted: `index.prepare`), in worker processes when
+there is much to read (`index.pipeline`), and written here in the order they were found. Each
+source's turns and cursor commit together (batched into
 transactions of up to 64 MB read or 2 s), so a killed ingest leaves a consistent index that the
 next run completes. A failing source is reported and skipped. Sources are written without a
 savepoint each (at a savepoint FTS5 writes out a segment: see `writer`); the rare write that
@@ -14,12 +15,10 @@ backup API, so readers see the old index or the new one, never half of either.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +27,13 @@ from hippo_git.config import Config
 from hippo_git.errors import HippoError, UsageError
 from hippo_git.index.db import connect
 from hippo_git.index.lock import IndexLock
+from hippo_git.index.pipeline import prepared, worker_count
+from hippo_git.index.prepare import Prepared, Task
 from hippo_git.index.scrub import Scrubber
 from hippo_git.index.sources import FailedSource, Source, discover_sources, pending_sources
 from hippo_git.index.writer import FtsRows, Signature, flush_fts, source_key, write_source
-from hippo_git.transcripts.model import Cursor, ParseResult
 from hippo_git.transcripts.registry import get_adapter, harness_names
 
-HEAD_BYTES = 4096
 # Commit at least this often (bytes of transcript read) or this often (seconds), so a killed
 # ingest loses little work; each commit makes FTS5 write out a segment and merge, so not oftener.
 BATCH_BYTES = 64 * 1024 * 1024
@@ -106,11 +105,14 @@ def ingest(
     progress: Progress | None = None,
     records: bool = True,
     rollup: bool = True,
+    workers: int | None = None,
 ) -> IngestSummary:
     """Bring the index at `cfg.index_path` up to date with the transcripts on this machine.
 
     `root` + `harness` ingest one place only. `full` without them rebuilds the index from scratch;
-    with them it re-reads just those sources whole. `records=False` skips the derived session records, `rollup=False` the rollup update.
+    with them it re-reads just those sources whole. `records=False` skips the derived session
+    records, `rollup=False` the rollup update. `workers`: processes that parse and redact (default:
+    `pipeline.worker_count`'s choice; 0 reads in process).
     """
     if root is not None and harness is None:
         raise UsageError("--root needs --harness", hint="say which harness wrote the transcripts under it")
@@ -123,7 +125,9 @@ def ingest(
         db_path = _fresh_rebuild_path(index_path) if rebuild else index_path
         conn = connect(db_path)
         try:
-            summary = _run(conn, cfg, root=root, harness=harness, reread=full, progress=progress)
+            summary = _run(
+                conn, cfg, root=root, harness=harness, reread=full, progress=progress, workers=workers
+            )
             summary.full = full
             if records and cfg.hippo_dir.is_dir():
                 from hippo_git.index.derive import sync_records
@@ -155,41 +159,71 @@ def _run(
     harness: str | None,
     reread: bool,
     progress: Progress | None,
+    workers: int | None,
 ) -> IngestSummary:
     summary = IngestSummary()
-    scrub = Scrubber()
-    known = {
-        row[0]: row
-        for row in conn.execute("SELECT path, size, mtime_ns, head_hash, offset, state_json FROM sources")
-    }
-    todo: list[tuple[Source, str, tuple[Any, ...] | None]] = []
+    scrub = Scrubber()  # for source keys and store errors; sources are redacted as they are prepared
+    known = {row[0]: row for row in conn.execute("SELECT path, size, mtime_ns, id FROM sources")}
+    todo: list[tuple[Source, str, bool]] = []
+    tasks: list[Task] = []
     for src in discover_sources(cfg, root, harness, summary.failed):
         summary.files_seen += 1
-        key = source_key(scrub, str(src.path))
-        row = known.get(key)
+        path = src.path
+        # A stored path equal to the real one is one redaction left as it was: no need to redact it again.
+        row = known.get(path)
+        key = path if row is not None else source_key(scrub, path)
+        row = row if row is not None else known.get(key)
         if row is not None and not reread and row[1] == src.size and row[2] == src.mtime_ns:
             summary.files_skipped += 1
             continue
-        todo.append((src, key, row))
-    total = sum(src.size for src, _, _ in todo)
+        todo.append((src, key, row is not None))
+        cursor = None if reread or row is None else _cursor(conn, row)
+        tasks.append(Task(src.harness, path, src.size, src.is_dir, cursor, row is not None))
+    sizes = [src.size for src, _, _ in todo]
+    total = sum(sizes)
+    jobs = worker_count(workers, len(tasks), total)
+    with contextlib.closing(prepared(tasks, sizes, jobs)) as stream:
+        _write_all(conn, scrub, todo, stream, summary, total, progress)
+    for kind, n in scrub.counts.items():
+        summary.secrets[kind] = summary.secrets.get(kind, 0) + n
+    return summary
+
+
+def _cursor(conn: sqlite3.Connection, row: tuple[Any, ...]) -> tuple[int, str, int, str | None]:
+    """(offset, state_json, size, head_hash) of a known source (read only for those that changed:
+    cursor states can be large)."""
+    offset, state, head = conn.execute(
+        "SELECT offset, state_json, head_hash FROM sources WHERE id = ?", (row[3],)
+    ).fetchone()
+    return int(offset), str(state), int(row[1]), head
+
+
+def _write_all(
+    conn: sqlite3.Connection,
+    scrub: Scrubber,
+    todo: list[tuple[Source, str, bool]],
+    stream: Iterator[Prepared],
+    summary: IngestSummary,
+    total: int,
+    progress: Progress | None,
+) -> None:
     done_bytes = 0
     batch_bytes, batch_start = 0, time.monotonic()
-    batch: list[tuple[Source, str, tuple[Any, ...] | None, bool]] = []  # written since BEGIN
+    batch: list[tuple[Source, str, bool, Prepared]] = []  # written since BEGIN
     part, mark = IngestSummary(), scrub.mark()  # the batch's share of the summary, until COMMIT
     pending: FtsRows = []  # the batch's full-text rows, written before COMMIT
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for n, (src, key, row) in enumerate(todo, 1):
-            item = (src, key, None if reread else row, row is not None)
-            batch.append(item)
-            if not _ingest_one(conn, scrub, *item, part, pending=pending):
+        for n, ((src, key, known), prep) in enumerate(zip(todo, stream, strict=True), 1):
+            batch.append((src, key, known, prep))
+            if not _store(conn, scrub, src, key, known, prep, part, pending=pending):
                 conn.execute("ROLLBACK")
                 scrub.reset(mark)
                 part = IngestSummary()
                 pending.clear()
                 conn.execute("BEGIN IMMEDIATE")
                 for again in batch:
-                    _ingest_one(conn, scrub, *again, part, pending=None)
+                    _store(conn, scrub, *again, part, pending=None)
                 batch_bytes = BATCH_BYTES  # commit what was written again now
             done_bytes += src.size
             batch_bytes += src.size
@@ -209,8 +243,6 @@ def _run(
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-    summary.secrets = scrub.counts
-    return summary
 
 
 def _merge(total: IngestSummary, part: IngestSummary) -> None:
@@ -223,42 +255,40 @@ def _merge(total: IngestSummary, part: IngestSummary) -> None:
         "unknown", "torn", "recovered", "reasoning", "duplicates",
     ):  # fmt: skip
         setattr(total, name, getattr(total, name) + getattr(part, name))
+    for kind, n in part.secrets.items():
+        total.secrets[kind] = total.secrets.get(kind, 0) + n
 
 
-def _ingest_one(
+def _store(
     conn: sqlite3.Connection,
     scrub: Scrubber,
     src: Source,
     key: str,
-    row: tuple[Any, ...] | None,
     known: bool,
+    prep: Prepared,
     summary: IngestSummary,
     *,
     pending: FtsRows | None,
 ) -> bool:
-    """Parse and write one source; a failure is reported, never fatal. Given `pending` (the batch's
+    """Write one prepared source; a failure is reported, never fatal. Given `pending` (the batch's
     held-back full-text rows), a write that fails midway returns False, leaving the caller to undo
     the transaction; without it the source is written inside a savepoint, full-text rows and all,
     and a failure only drops this source."""
-    isolate = pending is None
-    cursor, reset, head = _plan(src, row, known)
-    try:
-        result: ParseResult = src.adapter.parse(src.path, cursor)
-    except Exception as exc:  # a broken transcript (or adapter bug) must not stop the rest
-        summary.failed.append(FailedSource(str(src.path), scrub.small(f"{type(exc).__name__}: {exc}")))
+    for kind, n in prep.secrets:
+        summary.secrets[kind] = summary.secrets.get(kind, 0) + n
+    if prep.error is not None:
+        summary.failed.append(FailedSource(src.path, prep.error))
         return True
-    sig = Signature(src.size, src.mtime_ns, head)
+    isolate = pending is None
     if isolate:
         conn.execute("SAVEPOINT source")
     try:
         stats = write_source(
             conn,
-            scrub,
             key=key,
             harness=src.harness,
-            sig=sig,
-            result=result,
-            reset=reset,
+            sig=Signature(src.size, src.mtime_ns),
+            prepared=prep,
             new=not known,
             pending=pending,
         )
@@ -267,7 +297,7 @@ def _ingest_one(
             return False
         conn.execute("ROLLBACK TO source")
         conn.execute("RELEASE source")
-        summary.failed.append(FailedSource(str(src.path), scrub.small(f"cannot store: {exc}")))
+        summary.failed.append(FailedSource(src.path, scrub.small(f"cannot store: {exc}")))
         return True
     if isolate:
         conn.execute("RELEASE source")
@@ -277,62 +307,14 @@ def _ingest_one(
     summary.turns_removed += stats.turns_removed
     summary.changed_sessions |= stats.sessions
     summary.sessions = len(summary.changed_sessions)
-    st = result.stats
-    summary.unknown += st.unknown
-    summary.torn += st.torn
-    summary.recovered += st.recovered
-    summary.reasoning += st.reasoning
-    summary.duplicates += getattr(st, "duplicates", 0)
+    st = prep.stats
+    if st is not None:
+        summary.unknown += st.unknown
+        summary.torn += st.torn
+        summary.recovered += st.recovered
+        summary.reasoning += st.reasoning
+        summary.duplicates += st.duplicates
     return True
-
-
-def _plan(src: Source, row: tuple[Any, ...] | None, known: bool) -> tuple[Cursor, bool, str | None]:
-    """The cursor to read from, whether the source's old turns must go first, and its head hash.
-
-    `row` is None for a new source (or a forced re-read of a `known` one).
-    """
-    if src.is_dir or not src.adapter.append_only:
-        # Databases and whole-file JSON: the adapter's own state says what changed inside.
-        if row is None:
-            return Cursor(), False, None
-        return Cursor(int(row[4]), _state(row[5])), False, None
-    if row is None:
-        head = _head_hash(src.path, min(src.size, HEAD_BYTES))
-        return Cursor(), known, head
-    old_size, old_head = int(row[1]), row[3]
-    head_len = _head_len(old_head)
-    head = _head_hash(src.path, head_len)
-    if src.size >= old_size and head == old_head:
-        if head_len < HEAD_BYTES and src.size > head_len:
-            head = _head_hash(src.path, min(src.size, HEAD_BYTES))
-        return Cursor(int(row[4]), _state(row[5])), False, head
-    return Cursor(), True, _head_hash(src.path, min(src.size, HEAD_BYTES))
-
-
-def _state(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _head_len(head: str | None) -> int:
-    if not head or ":" not in head:
-        return HEAD_BYTES
-    length = head.split(":", 1)[0]
-    return int(length) if length.isdigit() else HEAD_BYTES
-
-
-def _head_hash(path: Path, length: int) -> str | None:
-    """`<length>:<sha256 of the first length bytes>`; the length is kept so a small file that grows
-    is compared over the bytes it had."""
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(length)
-    except OSError:
-        return None
-    return f"{len(data)}:{hashlib.sha256(data).hexdigest()}"
 
 
 # --- full rebuild ------------------------------------------------------------------------------

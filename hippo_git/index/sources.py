@@ -23,7 +23,7 @@ from hippo_git.transcripts.registry import get_adapter, harness_names
 class Source:
     harness: str
     adapter: Adapter
-    path: Path
+    path: str  # absolute
     size: int
     mtime_ns: int
     is_dir: bool
@@ -69,9 +69,9 @@ def discover_sources(
                 if key in seen or guard.forbidden(key):
                     continue
                 seen.add(key)
-                sig = signature(key)
+                sig = signature(key, database=not adapter.append_only)
                 if sig is not None:
-                    yield Source(name, adapter, Path(key), *sig)
+                    yield Source(name, adapter, key, *sig)
 
 
 class _Guard:
@@ -93,8 +93,9 @@ class _Guard:
         return any(path == r or path.startswith(r + os.sep) for r in self.roots)
 
 
-def signature(path: str | Path) -> tuple[int, int, bool] | None:
-    """(size, mtime_ns, is_dir), or None when the source cannot be stat'ed."""
+def signature(path: str | Path, *, database: bool = True) -> tuple[int, int, bool] | None:
+    """(size, mtime_ns, is_dir), or None when the source cannot be stat'ed. A `database` (any
+    source an adapter does not read as an append-only file) counts its `-wal` too."""
     try:
         st = os.stat(path)
     except OSError:
@@ -112,6 +113,8 @@ def signature(path: str | Path) -> tuple[int, int, bool] | None:
                     size += sub.st_size
         return size, mtime, True
     size, mtime = st.st_size, st.st_mtime_ns
+    if not database:
+        return size, mtime, False
     try:
         wal = os.stat(f"{path}-wal")
         size, mtime = size + wal.st_size, max(mtime, wal.st_mtime_ns)
@@ -140,7 +143,7 @@ def pending_sources(cfg: Config) -> tuple[int, int]:
     scrub = Scrubber()
     files = size = 0
     for src in discover_sources(cfg, None, None, []):
-        if known.get(source_key(scrub, str(src.path))) != (src.size, src.mtime_ns):
+        if known.get(source_key(scrub, src.path)) != (src.size, src.mtime_ns):
             files += 1
             size += src.size
     return files, size

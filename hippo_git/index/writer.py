@@ -1,8 +1,9 @@
 """Writing one parsed source into the index, inside the caller's transaction.
 
 The source row (size, mtime, head hash, cursor) is written in the same transaction as the
-source's turns, so a killed ingest leaves either both or neither. Every string goes through
-the `Scrubber` first (invariant 2). Plain tuples and `executemany` keep the inner loop cheap.
+source's turns, so a killed ingest leaves either both or neither. What is written comes from
+`index.prepare`, already redacted (invariant 2). Plain tuples and `executemany` keep the inner
+loop cheap.
 
 The full-text rows may be held back in a `pending` list and written with `flush_fts` just before
 the transaction commits: FTS5 writes its pending terms out as a new segment at every savepoint,
@@ -15,29 +16,11 @@ full-text index.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from dataclasses import dataclass, field
 
+from hippo_git.index.prepare import Prepared, PreparedSession
 from hippo_git.index.scrub import Scrubber
-from hippo_git.transcripts.model import (
-    ANSWER,
-    PROMPT,
-    TOOL_CALL,
-    TOOL_OUTPUT,
-    TURN_KINDS,
-    ParsedSession,
-    ParseResult,
-    Turn,
-)
-
-# Notes a turn cites: `[[target]]`, `[[target|label]]`, `[[target#heading]]`, and `*.md` paths.
-_LINK = re.compile(r"\[\[([^\[\]\n|#]{1,200})(?:[|#][^\[\]\n]{0,200})?\]\]")
-_MD_PATH = re.compile(r"(?<![\w./~-])((?:~|\.{1,2})?/?[\w][\w./@+-]{0,300}?\.md)(?![\w/-])")
-# Injected context (system notices, compaction summaries) does not count as the session citing.
-_CITING_KINDS = frozenset((PROMPT, ANSWER, TOOL_CALL, TOOL_OUTPUT))
-_KINDS = frozenset(TURN_KINDS)
-
 
 FtsRows = list[tuple[object, ...]]  # (turn id, text) rows for `turns_fts`
 
@@ -48,7 +31,6 @@ class Signature:
 
     size: int
     mtime_ns: int
-    head_hash: str | None
 
 
 @dataclass
@@ -93,7 +75,7 @@ ON CONFLICT(id) DO UPDATE SET
     updated_at = excluded.updated_at
 """
 _INSERT_TURN = """
-INSERT INTO turns(id, session_id, seq, kind, text, ts, tool, is_error, source_id, paths_json, edited)
+INSERT INTO turns(id, session_id, source_id, seq, kind, text, ts, tool, is_error, paths_json, edited)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _INSERT_FTS = "INSERT INTO turns_fts(rowid, text) VALUES (?, ?)"
@@ -117,26 +99,24 @@ def source_key(scrub: Scrubber, path: str) -> str:
 
 def write_source(
     conn: sqlite3.Connection,
-    scrub: Scrubber,
     *,
     key: str,
     harness: str,
     sig: Signature,
-    result: ParseResult,
-    reset: bool,
+    prepared: Prepared,
     new: bool = False,
     pending: FtsRows | None = None,
 ) -> WriteStats:
-    """Store one parse of a source. `reset`: the source was re-read whole, so its old turns go first.
-    `new`: the index has never seen this source (nothing of it to replace or recount). `pending`:
-    hold the full-text rows back there (see the module note) instead of writing them now."""
+    """Store one prepared source. `prepared.reset`: the source was re-read whole, so its old turns
+    go first. `new`: the index has never seen this source (nothing of it to replace or recount).
+    `pending`: hold the full-text rows back there (see the module note) instead of writing them now."""
     stats = WriteStats()
-    state = json.dumps(scrub.state(result.cursor.state), ensure_ascii=False, separators=(",", ":"))
     (source_id,) = conn.execute(
-        _UPSERT_SOURCE, (key, harness, sig.size, sig.mtime_ns, sig.head_hash, result.cursor.offset, state)
+        _UPSERT_SOURCE,
+        (key, harness, sig.size, sig.mtime_ns, prepared.head_hash, prepared.offset, prepared.state_json),
     ).fetchone()
     orphans: set[str] = set()
-    if reset:
+    if prepared.reset:
         flush_fts(conn, pending)
         orphans = {
             r[0]
@@ -147,8 +127,8 @@ def write_source(
     # Ids are handed out here (one writer holds the ingest lock) so each session's FTS rows are
     # written in one executemany without reading the turns back.
     ids = _Ids(conn.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0])
-    for parsed in result.sessions:
-        sid = _write_session(conn, scrub, harness, source_id, parsed, stats, ids, pending)
+    for parsed in prepared.sessions:
+        sid = _write_session(conn, source_id, parsed, stats, ids, pending)
         orphans.discard(sid)
     for sid in orphans:
         # Sessions this source no longer holds: dropped unless another source still has turns for them.
@@ -179,61 +159,44 @@ class _Ids:
 
 def _write_session(
     conn: sqlite3.Connection,
-    scrub: Scrubber,
-    harness: str,
     source_id: int,
-    parsed: ParsedSession,
+    parsed: PreparedSession,
     stats: WriteStats,
     ids: _Ids,
     pending: FtsRows | None,
 ) -> str:
-    info = parsed.info
-    sid = scrub.small(str(info.id))
-    harness = scrub.small(info.harness or harness)
+    sid, harness = parsed.sid, parsed.harness
     owner = conn.execute("SELECT harness FROM sessions WHERE id = ?", (sid,)).fetchone()
     if owner is not None and owner[0] != harness:
         # Another harness already uses this id (fixtures reuse ids): qualify ours, never merge them.
         sid = f"{harness}:{sid}"
         owner = conn.execute("SELECT harness FROM sessions WHERE id = ?", (sid,)).fetchone()
     fresh = owner is None  # a session the index does not hold yet: nothing to replace
-    append = parsed.mode == "append"
+    append = parsed.append
     conn.execute(
-        _UPSERT_SESSION_APPEND if append else _UPSERT_SESSION_REPLACE,
-        (
-            sid,
-            harness,
-            scrub.opt(info.cwd),
-            scrub.opt(info.title),
-            scrub.ts(info.started),
-            scrub.ts(info.ended),
-            scrub.opt(info.parent_id),
-            scrub.opt(info.model),
-            scrub.opt(info.git_branch),
-            source_id,
-        ),
+        _UPSERT_SESSION_APPEND if append else _UPSERT_SESSION_REPLACE, (sid, harness, *parsed.meta, source_id)
     )
-    turns = parsed.turns
+    rows = parsed.rows
     if not fresh:
         flush_fts(conn, pending)
-        _clear(conn, sid, source_id, turns, append, stats)
-    rows, paths, mentions = _turn_rows(scrub, sid, source_id, turns)
+        _clear(conn, sid, source_id, [r[0] for r in rows], append, stats)
     if rows:
         first = ids.last + 1
         ids.last += len(rows)
-        rows = [(n, *row) for n, row in enumerate(rows, first)]
-        conn.executemany(_INSERT_TURN, rows)
-        fts = [(row[0], row[4]) for row in rows]
+        conn.executemany(_INSERT_TURN, [(n, sid, source_id, *row) for n, row in enumerate(rows, first)])
+        fts = [(n, row[2]) for n, row in enumerate(rows, first)]
         if pending is None:
             conn.executemany(_INSERT_FTS, fts)
         else:
             pending += fts
         stats.turns_added += len(rows)
+    paths = parsed.paths
     if not fresh and not append:
         paths = _paths_of_session(conn, sid)
     if paths:
         conn.executemany(_UPSERT_PATH, [(sid, p, e) for p, e in paths.items()])
-    if mentions:
-        conn.executemany(_INSERT_MENTION, [(sid, t, k) for t, k in mentions])
+    if parsed.mentions:
+        conn.executemany(_INSERT_MENTION, [(sid, t, k) for t, k in parsed.mentions])
     if fresh:
         conn.execute("UPDATE sessions SET turns = ? WHERE id = ?", (len(rows), sid))
     else:
@@ -246,13 +209,12 @@ def _write_session(
 
 
 def _clear(
-    conn: sqlite3.Connection, sid: str, source_id: int, turns: list[Turn], append: bool, stats: WriteStats
+    conn: sqlite3.Connection, sid: str, source_id: int, seqs: list[int], append: bool, stats: WriteStats
 ) -> None:
     """Make room for a session's new turns: an appended part replaces whatever sits at or after
     its first seq; a whole session replaces this source's turns of it (and any at the same seqs)."""
-    if turns:
-        first = min(t.seq for t in turns)
-        last = max(t.seq for t in turns)
+    if seqs:
+        first, last = min(seqs), max(seqs)
         if append:
             stats.turns_removed += conn.execute(
                 "DELETE FROM turns WHERE session_id = ? AND seq >= ?", (sid, first)
@@ -269,74 +231,6 @@ def _clear(
     if not append:
         conn.execute("DELETE FROM session_paths WHERE session_id = ?", (sid,))
         conn.execute("DELETE FROM session_mentions WHERE session_id = ?", (sid,))
-
-
-def _turn_rows(
-    scrub: Scrubber, sid: str, source_id: int, turns: list[Turn]
-) -> tuple[list[tuple[object, ...]], dict[str, int], set[tuple[str, str]]]:
-    rows: list[tuple[object, ...]] = []
-    paths: dict[str, int] = {}
-    mentions: set[tuple[str, str]] = set()
-    seen: set[int] = set()
-    text_of = scrub.text
-    small = scrub.small
-    for turn in turns:
-        if turn.seq in seen:
-            continue  # an adapter repeating a seq: the first one stands
-        seen.add(turn.seq)
-        text = text_of(turn.text) if turn.text else ""
-        kind = turn.kind if turn.kind in _KINDS else small(str(turn.kind))
-        paths_json = None
-        if turn.paths:
-            clean = [small(p) for p in turn.paths if p]
-            paths_json = json.dumps(clean, ensure_ascii=False)
-            edited = 1 if turn.edited else 0
-            for p in clean:
-                if paths.get(p, 0) < edited or p not in paths:
-                    paths[p] = edited
-        if kind in _CITING_KINDS and ("[[" in text or ".md" in text):
-            mentions.update(_mentions(text))
-        rows.append(
-            (
-                sid,
-                turn.seq,
-                kind,
-                text,
-                scrub.ts(turn.ts),
-                small(turn.tool) if turn.tool else None,
-                1 if turn.is_error else 0,
-                source_id,
-                paths_json,
-                1 if turn.edited else 0,
-            )
-        )
-    return rows, paths, mentions
-
-
-def _mentions(text: str) -> set[tuple[str, str]]:
-    found: set[tuple[str, str]] = set()
-    if "[[" in text:
-        found.update((m.strip(), "link") for m in _LINK.findall(text) if m.strip())
-    if ".md" in text:
-        found.update((m, "path") for m in _md_paths(text))
-    return found
-
-
-def _md_paths(text: str) -> list[str]:
-    """`_MD_PATH` matches, looked for only in the blank-free stretches around each `.md`: a path
-    holds no blank, and the pattern tried at every word of a long text was most of its cost."""
-    found: list[str] = []
-    end = len(text)
-    at = text.find(".md")
-    while at != -1:
-        start = max(text.rfind(" ", 0, at), text.rfind("\n", 0, at), text.rfind("\t", 0, at)) + 1
-        stop = min(
-            (i for i in (text.find(" ", at), text.find("\n", at), text.find("\t", at)) if i != -1),
-            default=end,
-        )
-        found += _MD_PATH.findall(text, start, stop)
-        at = text.find(".md", stop)
-    return found
 
 
 def _paths_of_session(conn: sqlite3.Connection, sid: str) -> dict[str, int]:

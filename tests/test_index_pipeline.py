@@ -1,0 +1,210 @@
+"""Ingest with worker processes (`index.pipeline`): the same index as in process, a dead worker
+is not fatal, and neither a killed ingest nor Ctrl-C leaves a worker behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hippo_git.errors import UsageError
+from hippo_git.index import pipeline
+from hippo_git.index.ingest import ingest
+from hippo_git.index.prepare import Task
+from tests.conftest import corpus, make_repo
+from tests.index_support import config, dump_turns, fts_consistent, make_corpus
+
+STABLE = {
+    "sources": "SELECT path, harness, size, mtime_ns, head_hash, offset, state_json, turns FROM sources ORDER BY path",
+    "sessions": "SELECT id, harness, cwd, title, started, ended, parent_id, model, git_branch, turns "
+    "FROM sessions ORDER BY id",
+    "paths": "SELECT * FROM session_paths ORDER BY 1, 2",
+    "mentions": "SELECT * FROM session_mentions ORDER BY 1, 2, 3",
+}
+
+
+def dump(index: Path) -> dict[str, list[tuple[Any, ...]]]:
+    conn = sqlite3.connect(index)
+    try:
+        return {name: conn.execute(sql).fetchall() for name, sql in STABLE.items()}
+    finally:
+        conn.close()
+
+
+def workers_of(parent: int) -> list[int]:
+    """Live `hippo_git.index.worker` processes whose parent is `parent`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        ppid = next((line.split()[1] for line in status.splitlines() if line.startswith("PPid:")), "")
+        state = next((line.split()[1] for line in status.splitlines() if line.startswith("State:")), "")
+        if b"hippo_git.index.worker" in cmdline and ppid == str(parent) and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def any_worker_alive(pids: list[int]) -> bool:
+    alive = []
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"hippo_git.index.worker" in cmdline and "State:\tZ" not in status:
+            alive.append(pid)
+    return bool(alive)
+
+
+def wait_for(predicate: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.fixture(scope="module")
+def bulk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("bulk")
+    make_corpus(folder, files=400, exchanges=40)
+    return folder
+
+
+def test_workers_build_the_same_index_as_in_process(
+    tmp_path: Path, bulk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roots = {
+        "claude-code": [corpus("transcripts", "claude-code"), bulk],
+        "codex": [corpus("transcripts", "codex")],
+    }
+    repo = make_repo(tmp_path / "repo")
+    results = []
+    for workers in (0, 2):
+        monkeypatch.setenv("HIPPO_HOME", str(tmp_path / f"home-{workers}"))
+        cfg = config(repo, roots)
+        summary = ingest(cfg, records=False, rollup=False, workers=workers)
+        assert summary.failed == [] and summary.turns_added > 10_000
+        results.append((summary.as_dict(), dump_turns(cfg.index_path), dump(cfg.index_path)))
+        assert fts_consistent(cfg.index_path)
+    (s0, turns0, rest0), (s2, turns2, rest2) = results
+    for s in (s0, s2):
+        s.pop("seconds")
+    assert s0 == s2
+    assert turns0 == turns2
+    assert rest0 == rest2
+
+
+def test_a_dead_worker_is_not_fatal(bulk: Path) -> None:
+    files = sorted(bulk.rglob("*.jsonl"))
+    tasks = [Task("claude-code", str(p), p.stat().st_size, False, None, False) for p in files]
+    sizes = [p.stat().st_size for p in files]
+    expected = list(pipeline.prepared(tasks, sizes, 0))
+    stream = pipeline.prepared(tasks, sizes, 2)
+    got = [next(stream)]
+    victims = workers_of(os.getpid())
+    assert len(victims) == 2
+    os.kill(victims[0], signal.SIGKILL)
+    got += list(stream)
+    assert [(p.offset, p.sessions, p.error) for p in got] == [
+        (p.offset, p.sessions, p.error) for p in expected
+    ]
+    assert wait_for(lambda: not any_worker_alive(victims), 5)
+
+
+def spawn_ingest(repo: Path, env: dict[str, str], **kwargs: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "hippo_git", "ingest"],
+        cwd=repo,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+def test_a_killed_ingest_leaves_no_worker_and_the_next_run_completes(tmp_path: Path, bulk: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    cfg = config(repo, {"claude-code": [bulk]})
+    proc = spawn_ingest(repo, {"HIPPO_INGEST_WORKERS": "2"})
+    try:
+        assert wait_for(lambda: len(workers_of(proc.pid)) == 2, 30), "the ingest never started its workers"
+        pids = workers_of(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        assert wait_for(lambda: not any_worker_alive(pids), 10), "workers outlived their killed ingest"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    finished = ingest(cfg, records=False, rollup=False, workers=2)
+    assert finished.failed == []
+    conn = sqlite3.connect(cfg.index_path)
+    assert conn.execute("SELECT count(*) FROM sources").fetchone()[0] == 400
+    conn.close()
+    assert fts_consistent(cfg.index_path)
+
+
+def test_ctrl_c_stops_ingest_and_its_workers_without_a_traceback(tmp_path: Path, bulk: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    config(repo, {"claude-code": [bulk]})
+    proc = spawn_ingest(repo, {"HIPPO_INGEST_WORKERS": "2"}, start_new_session=True)
+    try:
+        assert wait_for(lambda: len(workers_of(proc.pid)) == 2, 30), "the ingest never started its workers"
+        pids = workers_of(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends the whole foreground group
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert not any_worker_alive(pids)
+
+
+def test_worker_count() -> None:
+    assert pipeline.worker_count(0, 100, 10**10) == 0
+    assert pipeline.worker_count(4, 3, 10) == 3  # never more workers than sources
+    assert pipeline.worker_count(4, 1, 10**10) == 0  # one source: in process
+    assert pipeline.worker_count(None, 100, 1000) == 0  # a small ingest (an agent hook's) stays in process
+    assert pipeline.worker_count(None, 100, pipeline.POOL_MIN_BYTES) == min(100, len(os.sched_getaffinity(0)))
+
+
+def test_workers_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(pipeline.WORKERS_ENV, "3")
+    assert pipeline.worker_count(None, 100, 10) == 3
+    monkeypatch.setenv(pipeline.WORKERS_ENV, "many")
+    with pytest.raises(UsageError, match="HIPPO_INGEST_WORKERS='many' is not a number"):
+        pipeline.worker_count(None, 100, 10)
+
+
+def test_bad_workers_env_is_one_line_error(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    proc = spawn_ingest(repo, {"HIPPO_INGEST_WORKERS": "lots"})
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert "HIPPO_INGEST_WORKERS='lots' is not a number" in err and "Traceback" not in err
+
+
+def test_chunks_stay_small_enough_for_the_pipe() -> None:
+    long = "/x" * 2000
+    tasks = [Task("claude-code", f"{long}/{n}.jsonl", 10, False, None, False) for n in range(40)]
+    chunks = pipeline._chunks(tasks, [10] * 40)
+    assert all(sum(len(t.path) for t in c) <= pipeline.CHUNK_PATH_CHARS for c in chunks)
+    assert [t for c in chunks for t in c] == tasks

@@ -7,11 +7,14 @@ months, a long one overlapping a few later ones, instead of all claiming the sam
 then reports in one run:
 
 * cold ingest rate (MB of transcript per second) in a child process, as `git hippo ingest` runs
-  it: the index (parse, redact, write) and then the rollup (issue 7), each timed;
+  it: the index (parse, redact, write; worker processes parse and redact when the machine has
+  more than one CPU) and then the rollup (issue 7), each timed, with the CPU time of the writer
+  and of the workers;
 * the baseline: the same extracted text inserted into a bare FTS5 table (same tokenizer), and
   the ratio ingest rate / bare rate (target ≥ 0.5), for the index alone and with the rollup;
 * re-ingest of the unchanged corpus (target ≤ 2% of the cold time);
-* peak RSS of the ingest child (target ≤ 300 MB), at a quarter and at the full corpus (flat);
+* peak RSS of the ingest child, and of it with its workers (target ≤ 300 MB), at a quarter and at
+  the full corpus (flat);
 * search latency p50/p95 in process at full size (target p50 ≤ 20 ms).
 
     python bench/ingest.py                       # ≥ 1 GB, ≥ 10,000 files (the real run)
@@ -174,22 +177,32 @@ def child_ingest(home: Path, corpus: Path, parts: int) -> dict[str, Any]:
     import resource
 
     from hippo_git.index.ingest import ingest
+    from hippo_git.index.pipeline import worker_count
     from hippo_git.index.rollup import update_rollup
 
     cfg = _config(home, corpus, parts)
+    cpu0 = os.times()
     started = time.perf_counter()
     summary = ingest(cfg, records=False, rollup=False)
     index_seconds = time.perf_counter() - started
+    cpu1 = os.times()
     index_rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     update_rollup(cfg, summary.changed_sessions)
     seconds = time.perf_counter() - started
     rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    worker_rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest worker
+    workers = worker_count(None, summary.files_read, summary.bytes_read)
     return {
         "seconds": seconds,
         "index_seconds": index_seconds,
         "rollup_seconds": seconds - index_seconds,
+        "workers": workers,
+        "index_cpu_writer_s": cpu1.user - cpu0.user + cpu1.system - cpu0.system,
+        "index_cpu_workers_s": cpu1.children_user + cpu1.children_system,
         "maxrss_mb": rss_kb / 1024,
         "index_maxrss_mb": index_rss_kb / 1024,
+        # Writer plus every worker at the largest one's peak: an upper bound of the whole ingest.
+        "total_maxrss_mb": (max(rss_kb, index_rss_kb) + workers * worker_rss_kb) / 1024,
         "summary": summary.as_dict(),
     }
 
@@ -350,6 +363,11 @@ def main() -> None:
             "index_seconds": round(cold["index_seconds"], 2),  # parse, redact, write the index
             "index_mb_per_s": round(index_rate, 2),
             "rollup_seconds": round(cold["rollup_seconds"], 2),  # issue 7's rollup, run after it
+            "workers": cold["workers"],  # processes that parse and redact beside the one writer
+            "index_cpu_seconds": {
+                "writer": round(cold["index_cpu_writer_s"], 2),
+                "workers": round(cold["index_cpu_workers_s"], 2),
+            },
             "failed": len(s["files"]["failed"]),
             "secrets": s["secrets_redacted"],
         },
@@ -370,9 +388,13 @@ def main() -> None:
             "percent_of_cold": round(100 * warm["seconds"] / cold["seconds"], 2),
             "files_read": warm["summary"]["files"]["read"],
         },
-        "peak_rss_mb": {
+        "peak_rss_mb": {  # the writer
             f"{small_bytes / 1e6:.0f} MB": round(small["maxrss_mb"], 1),
             f"{mb:.0f} MB": round(cold["maxrss_mb"], 1),
+        },
+        "peak_rss_mb_with_workers": {  # writer + workers × the largest worker's peak
+            f"{small_bytes / 1e6:.0f} MB": round(small["total_maxrss_mb"], 1),
+            f"{mb:.0f} MB": round(cold["total_maxrss_mb"], 1),
         },
         "peak_rss_mb_index_only": {
             f"{small_bytes / 1e6:.0f} MB": round(small["index_maxrss_mb"], 1),
@@ -385,7 +407,7 @@ def main() -> None:
         ("index (parse, redact, write) ≥ 0.5 × bare FTS5 insert", report["ratio_index_to_bare"] >= 0.5),
         ("ingest with the rollup ≥ 0.5 × bare FTS5 insert", report["ratio_ingest_to_bare"] >= 0.5),
         ("re-ingest ≤ 2% of cold", report["reingest_unchanged"]["percent_of_cold"] <= 2),
-        ("peak RSS ≤ 300 MB", max(report["peak_rss_mb"].values()) <= 300),
+        ("peak RSS ≤ 300 MB (writer and workers)", max(report["peak_rss_mb_with_workers"].values()) <= 300),
         ("search p50 ≤ 20 ms", found["p50_ms"] <= 20),
     ]
     for name, ok in targets:

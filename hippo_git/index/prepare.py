@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from hippo_git.index.scrub import Scrubber
 from hippo_git.transcripts.model import (
     ANSWER,
@@ -99,7 +101,7 @@ def prepare(task: Task, scrub: Scrubber) -> Prepared:
         return Prepared(error=error, secrets=tuple(scrub.counts.items()))
     return Prepared(
         offset=result.cursor.offset,
-        state_json=json.dumps(state, ensure_ascii=False, separators=(",", ":")),
+        state_json=_dumps(state),
         head_hash=head,
         reset=reset,
         sessions=sessions,
@@ -165,7 +167,7 @@ def _turn_rows(scrub: Scrubber, turns: list[Turn]) -> tuple[list[Row], dict[str,
         edited = 1 if turn.edited else 0
         if turn.paths:
             clean = [small(p) for p in turn.paths if p]
-            paths_json = json.dumps(clean, ensure_ascii=False)
+            paths_json = _dumps(clean)
             for p in clean:
                 if paths.get(p, -1) < edited:
                     paths[p] = edited
@@ -200,6 +202,14 @@ def _md_paths(text: str) -> list[str]:
         found += _MD_PATH.findall(text, start, stop)
         at = text.find(".md", stop)
     return found
+
+
+def _dumps(value: Any) -> str:
+    """Compact JSON; the standard library for what orjson refuses (huge ints, odd keys)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _state(text: str) -> dict[str, Any]:

@@ -41,7 +41,8 @@ _MAX_TOOL_IDS = 512
 # Resuming a session can write its last lines again (same uuid and time). A read remembers every
 # line it saw; the cursor keeps only the last few, which is where a resume repeats lines.
 _RECENT_UUIDS = 16
-_CONVERSATION = frozenset({"user", "assistant", "system"})
+# A conversation line's handler gets the session it belongs to (None: route it) and its time.
+_TurnHandler = Callable[[dict[str, Any], SessionAcc | None, str | None], None]
 
 
 class ClaudeCodeAdapter:
@@ -62,10 +63,6 @@ def _is_transcript(name: str, siblings: Collection[str]) -> bool:
     return name.endswith(".jsonl") and name not in blocks.NOT_TRANSCRIPTS
 
 
-def _ts(rec: dict[str, Any]) -> str | None:
-    return iso_fast(rec.get("timestamp"))
-
-
 class _FileParse:
     """One read of one file, from the cursor on."""
 
@@ -76,10 +73,12 @@ class _FileParse:
         self.agent_file = blocks.is_subagent_file(source)
         self._restore(state)
         self.progress_file: dict[str, bool] = {}  # agentId → its subagent file exists
-        self.handlers: dict[str, Callable[[dict[str, Any], SessionAcc | None], None]] = {
+        self.turn_handlers: dict[str, _TurnHandler] = {
             "user": self._user,
             "assistant": self._assistant,
             "system": self._system,
+        }
+        self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "progress": self._progress,
             "attachment": self._attachment,
             "summary": self._titled("summary", RANK_SUMMARY),
@@ -135,20 +134,33 @@ class _FileParse:
 
     def run(self) -> ParseResult:
         reader = LineReader(self.source, self.offset, self.stats)
-        handlers = self.handlers
+        turn_handlers, handlers, stats, recent = self.turn_handlers, self.handlers, self.stats, self.recent
         for rec in reader:
             if self.sid is None:
                 sid = rec.get("sessionId")
                 if isinstance(sid, str) and sid:
                     self.sid = sid
             kind = rec.get("type")
-            handler = handlers.get(kind) if isinstance(kind, str) else None
-            if kind in _CONVERSATION and self._seen(rec):
-                self.stats.duplicates += 1
-            elif handler is not None:
-                handler(rec, None)
+            if not isinstance(kind, str):
+                stats.unknown += 1  # a list or object here used to stop the read
+                continue
+            turn = turn_handlers.get(kind)
+            if turn is not None:
+                ts = iso_fast(rec.get("timestamp"))
+                uuid = rec.get("uuid")
+                if isinstance(uuid, str) and ts is not None:
+                    key = f"{uuid} {ts}"
+                    if key in recent:
+                        stats.duplicates += 1
+                        continue
+                    recent[key] = None
+                turn(rec, None, ts)
+                continue
+            handler = handlers.get(kind)
+            if handler is not None:
+                handler(rec)
             elif kind not in blocks.QUIET_TYPES:
-                self.stats.unknown += 1
+                stats.unknown += 1
         if reader.restarted:
             # A compressed file came back shorter than the cursor: read it whole, afresh.
             return _FileParse(self.source, Cursor()).run()
@@ -156,17 +168,6 @@ class _FileParse:
             # Only title lines so far: the session id is not known yet, so read again from the top.
             return ParseResult([], Cursor(), self.stats)
         return ParseResult(self._sessions(), Cursor(reader.offset, self._state()), self.stats)
-
-    def _seen(self, rec: dict[str, Any]) -> bool:
-        uuid = rec.get("uuid")
-        ts = _ts(rec)
-        if not isinstance(uuid, str) or ts is None:
-            return False
-        key = f"{uuid} {ts}"
-        if key in self.recent:
-            return True
-        self.recent[key] = None
-        return False
 
     def _sessions(self) -> list[ParsedSession]:
         main_id, parent = self._main_id()
@@ -196,7 +197,7 @@ class _FileParse:
 
     # -- routing -------------------------------------------------------------------------------
 
-    def _route(self, rec: dict[str, Any]) -> SessionAcc:
+    def _route(self, rec: dict[str, Any], ts: str | None) -> SessionAcc:
         """The session a conversation line belongs to; stamps its time, cwd and branch."""
         acc = self.main
         if rec.get("isSidechain") and not self.agent_file:
@@ -205,7 +206,7 @@ class _FileParse:
             if isinstance(uuid, str):
                 self.side[uuid] = key
             acc = self._sub(key)
-        self._touch(acc, rec)
+        self._touch(acc, rec, ts)
         return acc
 
     def _sub(self, key: str) -> SessionAcc:
@@ -214,8 +215,8 @@ class _FileParse:
             acc = self.subs[key] = SessionAcc(SessionInfo("", HARNESS))
         return acc
 
-    def _touch(self, acc: SessionAcc, rec: dict[str, Any]) -> None:
-        acc.stamp(_ts(rec))
+    def _touch(self, acc: SessionAcc, rec: dict[str, Any], ts: str | None) -> None:
+        acc.stamp(ts)
         info = acc.info
         if info.cwd is None:
             cwd = rec.get("cwd")
@@ -232,8 +233,8 @@ class _FileParse:
 
     # -- record handlers -----------------------------------------------------------------------
 
-    def _titled(self, key: str, rank: int) -> Callable[[dict[str, Any], SessionAcc | None], None]:
-        def handle(rec: dict[str, Any], acc: SessionAcc | None) -> None:
+    def _titled(self, key: str, rank: int) -> Callable[[dict[str, Any]], None]:
+        def handle(rec: dict[str, Any]) -> None:
             value = rec.get(key)
             if isinstance(value, str):
                 self.main.set_title(value, rank)
@@ -241,11 +242,10 @@ class _FileParse:
 
         return handle
 
-    def _user(self, rec: dict[str, Any], acc: SessionAcc | None) -> None:
-        acc = acc or self._route(rec)
+    def _user(self, rec: dict[str, Any], acc: SessionAcc | None, ts: str | None) -> None:
+        acc = acc or self._route(rec, ts)
         msg = rec.get("message")
         content = msg.get("content") if isinstance(msg, dict) else None
-        ts = _ts(rec)
         if rec.get("isCompactSummary"):
             text = text_of(content).strip()
             if text:
@@ -294,14 +294,13 @@ class _FileParse:
             kind = self.agent_type if acc is self.main else None
             acc.set_title(f"{kind}: {text}" if kind else text, RANK_PROMPT, replace_equal=False)
 
-    def _assistant(self, rec: dict[str, Any], acc: SessionAcc | None) -> None:
-        acc = acc or self._route(rec)
+    def _assistant(self, rec: dict[str, Any], acc: SessionAcc | None, ts: str | None) -> None:
+        acc = acc or self._route(rec, ts)
         msg = rec.get("message")
         if not isinstance(msg, dict):
             return
         content = msg.get("content")
         model = msg.get("model")
-        ts = _ts(rec)
         synthetic = model == "<synthetic>"
         if isinstance(model, str) and model and not synthetic:
             acc.info.model = model
@@ -321,14 +320,15 @@ class _FileParse:
             kind = block.get("type")
             if kind == "text":
                 value = block.get("text")
-                if not isinstance(value, str) or not value.strip():
+                value = value.strip() if isinstance(value, str) else ""
+                if not value:
                     continue
                 if acc.extend_key == key and acc.turns:
-                    acc.extend_last(value.strip())
+                    acc.extend_last(value)
                 else:
-                    acc.add(ANSWER, value.strip(), ts)
+                    acc.add(ANSWER, value, ts)
                     acc.extend_key = key
-            elif kind in ("thinking", "redacted_thinking"):
+            elif kind == "thinking" or kind == "redacted_thinking":
                 self.stats.reasoning += 1
             elif kind in ("tool_use", "server_tool_use"):
                 name = block.get("name")
@@ -343,22 +343,23 @@ class _FileParse:
                 if text:
                     acc.add(TOOL_OUTPUT, text, ts, tool=kind[: -len("_tool_result")])
 
-    def _system(self, rec: dict[str, Any], acc: SessionAcc | None) -> None:
-        acc = acc or self._route(rec)
+    def _system(self, rec: dict[str, Any], acc: SessionAcc | None, ts: str | None) -> None:
+        acc = acc or self._route(rec, ts)
         turn = blocks.system_turn(rec)
         if turn is not None:
             kind, text = turn
-            acc.add(kind, text, _ts(rec), is_error=kind == ERROR)
+            acc.add(kind, text, ts, is_error=kind == ERROR)
 
-    def _attachment(self, rec: dict[str, Any], acc: SessionAcc | None) -> None:
+    def _attachment(self, rec: dict[str, Any]) -> None:
         # A prompt typed while the agent was busy reaches it as a `queued_command` attachment.
         att = rec.get("attachment")
         if isinstance(att, dict) and att.get("type") == "queued_command":
             text = text_of(att.get("prompt"))
             if text.strip():
-                self._user_text(acc or self._route(rec), text, False, _ts(rec))
+                ts = iso_fast(rec.get("timestamp"))
+                self._user_text(self._route(rec, ts), text, False, ts)
 
-    def _progress(self, rec: dict[str, Any], acc: SessionAcc | None) -> None:
+    def _progress(self, rec: dict[str, Any]) -> None:
         data = rec.get("data")
         if not isinstance(data, dict) or data.get("type") != "agent_progress":
             return
@@ -373,9 +374,10 @@ class _FileParse:
         if kind not in ("user", "assistant"):
             return
         sub = self._sub(agent_id)
-        ts = inner.get("timestamp") or rec.get("timestamp")
-        self._touch(sub, {"timestamp": ts, "cwd": rec.get("cwd"), "gitBranch": rec.get("gitBranch")})
-        self.handlers[kind]({**inner, "timestamp": ts}, sub)
+        # The copy is timed by the subagent's message; its cwd and branch are the parent line's.
+        ts = iso_fast(inner.get("timestamp") or rec.get("timestamp"))
+        self._touch(sub, rec, ts)
+        self.turn_handlers[kind](inner, sub, ts)
 
     def _subagent_file_exists(self, agent_id: str) -> bool:
         known = self.progress_file.get(agent_id)

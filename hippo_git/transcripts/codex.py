@@ -101,12 +101,16 @@ class _Rollout:
     def run(self) -> ParseResult:
         reader = LineReader(self.source, self.offset, self.stats)
         acc = self.acc
+        stamped: str | None = ""  # never a time: `iso_fast` gives None or a non-empty string
         for rec in reader:
             kind = rec.get("type")
             payload = rec.get("payload")
             if isinstance(payload, dict) and isinstance(kind, str):
                 ts = iso_fast(rec.get("timestamp"))
-                acc.stamp(ts)
+                if ts != stamped:
+                    # Lines often share a time, and stamping one again changes nothing.
+                    acc.stamp(ts)
+                    stamped = ts
                 if kind == "response_item":
                     self._item(payload, ts, True)
                 elif kind == "event_msg":

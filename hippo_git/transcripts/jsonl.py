@@ -9,6 +9,7 @@ Lines are decoded by `jsonl_decode` (`orjson` when installed, with the standard 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -36,11 +37,8 @@ class LineReader:
     restarted: bool = False
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        data = read_bytes(self.path)
-        if self.offset > len(data):
-            self.offset = 0
-            self.restarted = True
-        pos = self.offset
+        data, base = self._read()
+        pos = self.offset - base
         end = len(data)
         stats = self.stats
         loads = fast_loads
@@ -56,7 +54,7 @@ class LineReader:
                 tail = data[pos:]
                 records = list(decode_slow(tail, self.stats, count_torn=False))
                 if records and tail.rstrip().endswith(b"}"):
-                    self.offset = end
+                    self.offset = base + end
                     yield from records
                 return
             while nxt < pos:
@@ -64,7 +62,7 @@ class LineReader:
             line = data[pos:nl]
             long_number = nxt < nl
             pos = nl + 1
-            self.offset = pos
+            self.offset = base + pos
             if loads is not None and not long_number:
                 try:
                     obj = loads(line)
@@ -79,6 +77,23 @@ class LineReader:
                     continue
             if line.strip():
                 yield from decode_slow(line, stats, count_torn=True)
+
+    def _read(self) -> tuple[bytes, int]:
+        """The bytes from `offset` on, and the file offset they start at: a growing file is read
+        from where the last read stopped, not whole again. A file now shorter than `offset` is read
+        from the start (`restarted`); a compressed file is always decompressed whole."""
+        if self.path.name.endswith(ZSTD_SUFFIXES):
+            data = read_bytes(self.path)
+            if self.offset > len(data):
+                self.offset = 0
+                self.restarted = True
+            return data, 0
+        with self.path.open("rb") as handle:
+            if self.offset > os.fstat(handle.fileno()).st_size:
+                self.offset = 0
+                self.restarted = True
+            handle.seek(self.offset)
+            return handle.read(), self.offset
 
 
 def read_bytes(path: Path) -> bytes:
@@ -151,8 +166,12 @@ _PATH_KEYS = (
     "files",
     "file_paths",
 )
+_PATH_KEY_SET = frozenset(_PATH_KEYS)
+_PATCH_KEYS = ("patch", "input", "patchText")
 _EDIT_WORDS = ("write", "edit", "patch", "replace", "create", "delete", "move", "rename", "insert")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
+# `*** Update File: <path>` at the start of a line of a patch (`_patch_files` checks the start: a
+# pattern that begins with a literal is searched far quicker than one anchored with `^` and re.M).
+_PATCH_FILE = re.compile(r"\*\*\* (?:Add|Update|Delete) File: (.+)")
 
 
 def iso_ms(value: Any) -> str | None:
@@ -168,8 +187,8 @@ def iso_ms(value: Any) -> str | None:
 
 def iso_text(value: Any) -> str | None:
     """An ISO-8601 / RFC 3339 string in any offset → ISO-8601 UTC with milliseconds."""
-    if not isinstance(value, str) or not value:
-        return None
+    if not isinstance(value, str) or not "0" <= value[:1] <= "9":
+        return None  # not a time (`fromisoformat` wants the year's digits first): no exception to raise
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -200,23 +219,34 @@ def tool_paths(name: str | None, args: Any) -> tuple[tuple[str, ...], bool]:
             except ValueError:
                 return (), False
         else:
-            patched = tuple(dict.fromkeys(m.strip() for m in _PATCH_FILE.findall(args)))
+            patched = tuple(dict.fromkeys(m.strip() for m in _patch_files(args)))
             return patched, bool(patched)
     if not isinstance(args, dict):
         return (), False
     found: list[str] = []
-    for key in _PATH_KEYS:
-        value = args.get(key)
-        values = value if isinstance(value, list) else [value]
-        found.extend(v for v in values if isinstance(v, str) and v and "\n" not in v)
-    for key in ("patch", "input", "patchText"):
+    if not _PATH_KEY_SET.isdisjoint(args):
+        for key in _PATH_KEYS:
+            value = args.get(key)
+            if isinstance(value, str):
+                if value and "\n" not in value:
+                    found.append(value)
+            elif isinstance(value, list):
+                found.extend(v for v in value if isinstance(v, str) and v and "\n" not in v)
+    for key in _PATCH_KEYS:
         value = args.get(key)
         if isinstance(value, str):
-            found.extend(m.strip() for m in _PATCH_FILE.findall(value))
+            found.extend(m.strip() for m in _patch_files(value))
     paths = tuple(dict.fromkeys(found))
     lowered = (name or "").lower()
     edited = bool(paths) and any(word in lowered for word in _EDIT_WORDS)
     return paths, edited
+
+
+def _patch_files(text: str) -> list[str]:
+    """The paths a patch's `*** Add/Update/Delete File:` lines name, in order."""
+    if "*** " not in text:
+        return []
+    return [m[1] for m in _PATCH_FILE.finditer(text) if not m.start() or text[m.start() - 1] == "\n"]
 
 
 def connect_readonly(path: Path) -> sqlite3.Connection:
@@ -352,6 +382,11 @@ def render_fields(value: Any) -> str:
 def _field_text(item: Any) -> str:
     if isinstance(item, str):
         return item
+    # JSON's own spelling of the commonest scalars, without building an encoder per value.
+    if item is True or item is False:
+        return "true" if item else "false"
+    if type(item) is int:
+        return str(item)
     if isinstance(item, list) and all(isinstance(part, str) for part in item):
         return " ".join(item)
     return json.dumps(item, ensure_ascii=False)

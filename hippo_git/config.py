@@ -18,6 +18,7 @@ from typing import Any
 from hippo_git.errors import ConfigError, NotARepoError
 
 WORKSPACE_FILE = Path(".hippo") / "hippo.toml"
+WORKERS_ENV = "HIPPO_INGEST_WORKERS"
 MACHINE_FILE = "config.toml"
 
 
@@ -84,6 +85,14 @@ SCHEMA: tuple[Key, ...] = (
         "doctor warns when no dream succeeded for this many days while sessions exist",
     ),
     Key("transcripts.roots", dict, {}, HARNESS_ROOT_DOC, ("workspace", "machine")),
+    Key(
+        "ingest.workers",
+        int,
+        "auto",
+        'processes that parse and redact while ingest writes (and compute the rollup): "auto" = '
+        "one per CPU when there is much to read, 0 = none (also $HIPPO_INGEST_WORKERS)",
+        ("machine",),
+    ),
 )
 _BY_NAME = {k.name: k for k in SCHEMA}
 
@@ -118,6 +127,7 @@ class Config:
     context: ContextSettings = field(default_factory=ContextSettings)
     dream: DreamSettings = field(default_factory=DreamSettings)
     transcript_roots: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ingest_workers: int | None = None  # None: decide by the machine and the amount to read
     sources: dict[str, str] = field(default_factory=dict)  # dotted key → where its value came from
 
     @property
@@ -142,6 +152,7 @@ class Config:
             "context.required": list(self.context.required),
             "context.budget_bytes": self.context.budget_bytes,
             "notes.max_bytes": self.notes_max_bytes,
+            "ingest.workers": "auto" if self.ingest_workers is None else self.ingest_workers,
         }
         for name in ("apply", "chunk_hours", "max_model_calls", "max_bytes", "model_timeout_s", "stale_days"):
             values[f"dream.{name}"] = getattr(self.dream, name)
@@ -254,7 +265,9 @@ def _check_type(path: Path, line: int, key: Key, value: Any) -> Any:
         ok = all(isinstance(v, str) for v in value)
     if ok and key.kind is dict:
         ok = all(isinstance(v, str | list) for v in value.values())
-    if ok and key.kind is int:
+    if key.name == "ingest.workers":
+        ok = value == "auto" or (ok and value >= 0)
+    elif ok and key.kind is int:
         ok = value > 0
     if ok and key.name == "dream.apply":
         ok = value in ("fast-forward", "pull-request")
@@ -267,6 +280,8 @@ def _check_type(path: Path, line: int, key: Key, value: Any) -> Any:
         }[key.kind]
         if key.name == "dream.apply":
             expected = '"fast-forward" or "pull-request"'
+        if key.name == "ingest.workers":
+            expected = '"auto" or a whole number (0 = none)'
         raise ConfigError(f"{path}:{line}: key {key.name!r} must be {expected}, not {value!r}")
     return value
 
@@ -291,6 +306,14 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
 
         values["model_command"] = shlex.split(env["HIPPO_MODEL_COMMAND"])
         sources["model_command"] = "environment HIPPO_MODEL_COMMAND"
+    workers = values["ingest.workers"]
+    if env.get(WORKERS_ENV, "").strip():
+        raw = env[WORKERS_ENV].strip()
+        if raw != "auto" and not raw.isdigit():
+            raise ConfigError(
+                f"{WORKERS_ENV}={raw!r} is not a worker count", hint='set it to "auto" or a number (0 = none)'
+            )
+        workers, sources["ingest.workers"] = raw if raw == "auto" else int(raw), f"environment {WORKERS_ENV}"
     roots = default_transcript_roots(root, env)
     for origin, table in ((root / WORKSPACE_FILE, workspace), (home / MACHINE_FILE, machine)):
         for harness, paths in dict(table.get("transcripts.roots", {})).items():
@@ -323,6 +346,7 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
             stale_days=values["dream.stale_days"],
         ),
         transcript_roots=roots,
+        ingest_workers=None if workers == "auto" else workers,
         sources=sources,
     )
 

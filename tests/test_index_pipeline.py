@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from hippo_git.errors import UsageError
+from hippo_git.config import WORKERS_ENV
+from hippo_git.errors import ConfigError
 from hippo_git.index import pipeline
 from hippo_git.index.ingest import ingest
 from hippo_git.index.prepare import Task
 from tests.conftest import corpus, make_repo
-from tests.index_support import config, dump_turns, fts_consistent, make_corpus
+from tests.index_support import config, dump_turns, fts_consistent, hippo_home, make_corpus
 
 STABLE = {
     "sources": "SELECT path, harness, size, mtime_ns, head_hash, offset, state_json, turns FROM sources ORDER BY path",
@@ -181,25 +182,39 @@ def test_ctrl_c_stops_ingest_and_its_workers_without_a_traceback(tmp_path: Path,
 def test_worker_count() -> None:
     assert pipeline.worker_count(0, 100, 10**10) == 0
     assert pipeline.worker_count(4, 3, 10) == 3  # never more workers than sources
+    assert pipeline.worker_count(1, 3, 10) == 1  # one worker beside the writer is a pipeline too
     assert pipeline.worker_count(4, 1, 10**10) == 0  # one source: in process
     assert pipeline.worker_count(None, 100, 1000) == 0  # a small ingest (an agent hook's) stays in process
-    assert pipeline.worker_count(None, 100, pipeline.POOL_MIN_BYTES) == min(100, len(os.sched_getaffinity(0)))
+    cpus = len(os.sched_getaffinity(0))
+    assert pipeline.worker_count(None, 100, pipeline.POOL_MIN_BYTES) == (min(100, cpus) if cpus > 1 else 0)
 
 
-def test_workers_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(pipeline.WORKERS_ENV, "3")
-    assert pipeline.worker_count(None, 100, 10) == 3
-    monkeypatch.setenv(pipeline.WORKERS_ENV, "many")
-    with pytest.raises(UsageError, match="HIPPO_INGEST_WORKERS='many' is not a number"):
-        pipeline.worker_count(None, 100, 10)
+def test_workers_setting_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(tmp_path / "repo")
+    assert config(repo).ingest_workers is None  # "auto"
+    hippo_home().mkdir(parents=True, exist_ok=True)
+    (hippo_home() / "config.toml").write_text("[ingest]\nworkers = 3\n")
+    cfg = config(repo)
+    assert cfg.ingest_workers == 3
+    assert {"key": "ingest.workers", "value": 3, "source": str(hippo_home() / "config.toml")} in cfg.effective()
+    monkeypatch.setenv(WORKERS_ENV, "0")
+    assert config(repo).ingest_workers == 0
+    monkeypatch.setenv(WORKERS_ENV, "many")
+    with pytest.raises(ConfigError, match="HIPPO_INGEST_WORKERS='many' is not a worker count"):
+        config(repo)
+    monkeypatch.delenv(WORKERS_ENV)
+    (hippo_home() / "config.toml").write_text("[ingest]\nworkers = -1\n")
+    with pytest.raises(ConfigError, match="'ingest.workers' must be"):
+        config(repo)
 
 
 def test_bad_workers_env_is_one_line_error(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     proc = spawn_ingest(repo, {"HIPPO_INGEST_WORKERS": "lots"})
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2
-    assert "HIPPO_INGEST_WORKERS='lots' is not a number" in err and "Traceback" not in err
+    assert proc.returncode == 1
+    assert "HIPPO_INGEST_WORKERS='lots' is not a worker count" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2  # the error and its hint
 
 
 def test_chunks_stay_small_enough_for_the_pipe() -> None:

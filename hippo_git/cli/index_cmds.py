@@ -65,8 +65,8 @@ class _Bar:
     "--jobs",
     "-j",
     type=click.IntRange(0, 64),
-    help="Worker processes that parse and redact (default: one per CPU when there is much to read; "
-    "0 = none). Also $HIPPO_INGEST_WORKERS.",
+    help="Worker processes that parse and redact (default: the ingest.workers setting, \"auto\": "
+    "one per CPU when there is much to read; 0 = none).",
 )
 @json_option
 def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | None, as_json: bool) -> None:

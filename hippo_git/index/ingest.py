@@ -112,7 +112,7 @@ def ingest(
     `root` + `harness` ingest one place only. `full` without them rebuilds the index from scratch;
     with them it re-reads just those sources whole. `records=False` skips the derived session
     records, `rollup=False` the rollup update. `workers`: processes that parse and redact (default:
-    `pipeline.worker_count`'s choice; 0 reads in process).
+    the `ingest.workers` setting; see `pipeline.worker_count`).
     """
     if root is not None and harness is None:
         raise UsageError("--root needs --harness", hint="say which harness wrote the transcripts under it")
@@ -181,7 +181,7 @@ def _run(
         tasks.append(Task(src.harness, path, src.size, src.is_dir, cursor, row is not None))
     sizes = [src.size for src, _, _ in todo]
     total = sum(sizes)
-    jobs = worker_count(workers, len(tasks), total)
+    jobs = worker_count(cfg.ingest_workers if workers is None else workers, len(tasks), total)
     with contextlib.closing(prepared(tasks, sizes, jobs)) as stream:
         _write_all(conn, scrub, todo, stream, summary, total, progress)
     for kind, n in scrub.counts.items():

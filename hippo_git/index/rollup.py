@@ -6,6 +6,9 @@ the index's turns for it (count, last seq, sum of row ids) and of the transcript
 mtime: a file re-read whole can give its turns the same row ids again), so an update recomputes only
 sessions whose turns changed, their parents (a delegated session's runs are evidence for the
 parent's claims), and then the cross-session incidents on the paths those sessions edit.
+
+The facts are computed by `rollup_compute` (a large build shares that with a worker process, see
+`rollup_pool`) and written here, a batch of sessions per statement and table.
 """
 
 from __future__ import annotations
@@ -23,13 +26,13 @@ from typing import Any
 
 from hippo_git.config import Config
 from hippo_git.errors import HippoError
-from hippo_git.index import db, rollup_cross, rules
-from hippo_git.index.rollup_facts import SessionFacts, epoch
-from hippo_git.index.sessions import get_turns
+from hippo_git.index import db, rollup_cross, rollup_pool
+from hippo_git.index.rollup_compute import FACT_TABLES, SessionRows
 
 FORMAT_VERSION = "4"
 ROLLUP_FILE = "rollup.sqlite"
 BATCH_SECONDS = 2.0
+BATCH_SESSIONS = 500  # rows of this many sessions are written together
 
 SCHEMA = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -62,7 +65,6 @@ SCHEMA = (
     "CREATE INDEX incidents_other ON incidents(other_session)",
     "CREATE INDEX incidents_cross ON incidents(path) WHERE cross_session = 1",
 )
-FACT_TABLES = ("edits", "commands", "waits", "prs", "claims", "incidents")
 
 Progress = Callable[[int, int], None]  # (sessions done, sessions to do)
 
@@ -166,12 +168,14 @@ def _locked(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+# Correlated subqueries, not a join with turns grouped by session: that grouped every turn of the
+# index even to look up one session.
 _INDEX_SESSIONS = """
 SELECT s.id, s.harness, s.cwd, s.title, s.started, s.ended, s.parent_id,
-       coalesce(t.n, 0), coalesce(t.mx, -1), coalesce(t.sm, 0), src.size, src.mtime_ns
-FROM sessions s LEFT JOIN (
-    SELECT session_id, count(*) AS n, max(seq) AS mx, sum(id) AS sm FROM turns GROUP BY session_id
-) t ON t.session_id = s.id LEFT JOIN sources src ON src.id = s.source_id
+       (SELECT count(*) FROM turns t WHERE t.session_id = s.id),
+       coalesce((SELECT max(seq) FROM turns t WHERE t.session_id = s.id), -1),
+       coalesce((SELECT sum(id) FROM turns t WHERE t.session_id = s.id), 0), src.size, src.mtime_ns
+FROM sessions s LEFT JOIN sources src ON src.id = s.source_id
 """
 
 
@@ -199,7 +203,7 @@ def update_rollup(
             if index is not None:
                 # A new or rebuilt rollup knows nothing yet: every session is to compute.
                 changed = None if summary.rebuilt else changed_session_ids
-                _update(index, conn, changed, summary, progress)
+                _update(index, cfg, conn, changed, summary, progress)
         finally:
             conn.close()
             if index is not None:
@@ -210,6 +214,7 @@ def update_rollup(
 
 def _update(
     index: sqlite3.Connection,
+    cfg: Config,
     conn: sqlite3.Connection,
     changed: Collection[str] | None,
     summary: RollupSummary,
@@ -243,9 +248,9 @@ def _update(
             todo.add(parent)
     if not todo and not gone:
         return
-    order = sorted(todo)
     # The cross-session rules need redoing only on the paths these sessions edit, before and after.
     touched: set[str] | None = None if summary.rebuilt else set()
+    out = _Writer(conn, fresh=summary.rebuilt)
     batch_start = time.monotonic()
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -253,19 +258,23 @@ def _update(
             touched = rollup_cross.touch(conn, touched, sid)
             _delete(conn, sid)
         summary.removed = len(gone)
-        for n, sid in enumerate(order, 1):
-            touched = rollup_cross.touch(conn, touched, sid)
-            facts = _facts(index, rows[sid])
-            _store(conn, rows[sid], facts)
+        cwds = {sid: rows[sid][2] for sid in todo}
+        for n, computed in enumerate(rollup_pool.computed_rows(index, cfg.index_path, cwds, summary.sessions, cfg.ingest_workers), 1):
+            touched = rollup_cross.touch(conn, touched, computed.sid)  # before `out` replaces its edits
+            out.add(rows[computed.sid], computed)
             if touched is not None:
-                touched.update(e.path for e in facts.edits)
+                touched.update(computed.edited)
             summary.recomputed += 1
             if time.monotonic() - batch_start >= BATCH_SECONDS:
+                out.flush()
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
                 batch_start = time.monotonic()
+            elif len(out.sessions) >= BATCH_SESSIONS:
+                out.flush()
             if progress is not None:
-                progress(n, len(order))
+                progress(n, len(todo))
+        out.flush()
         rollup_cross.update(conn, touched)
         summary.cross_incidents = conn.execute(
             "SELECT count(*) FROM incidents WHERE cross_session = 1"
@@ -277,75 +286,48 @@ def _update(
         raise
 
 
-def _facts(index: sqlite3.Connection, row: tuple[Any, ...]) -> SessionFacts:
-    sid, cwd = row[0], row[2]
-    children = [
-        r[0] for r in index.execute("SELECT id FROM sessions WHERE parent_id = ? ORDER BY id", (sid,))
-    ]
-    delegated = [c for child in children for c in rules.commands(get_turns(index, child), child)]
-    return rules.analyse(get_turns(index, sid), cwd=cwd, delegated=delegated, session=sid)
-
-
 def _delete(conn: sqlite3.Connection, sid: str) -> None:
     for table in FACT_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (sid,))
     conn.execute("DELETE FROM sessions WHERE id = ?", (sid,))
 
 
-def _store(conn: sqlite3.Connection, row: tuple[Any, ...], f: SessionFacts) -> None:
-    sid = row[0]
-    _delete(conn, sid)
-    conn.execute(
-        "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            sid, row[1], row[2], row[3], row[4], row[5], row[6], _signature(row), int(row[7]),
-            f.work_seconds, f.wall_seconds, sum(w.seconds for w in f.waits), sum(1 for w in f.waits if w.for_user),
-            f.task, f.outcome,
-        ),
-    )  # fmt: skip
-    conn.executemany(
-        "INSERT INTO edits VALUES (?,?,?,?,?,?,?,?,?)",
-        [
-            (sid, e.seq, e.ts, e.path, e.added, e.removed, e.digest, epoch(e.ts), os.path.basename(e.path))
-            for e in f.edits
-        ],
-    )
-    conn.executemany(
-        "INSERT INTO commands VALUES (?,?,?,?,?,?,?)",
-        [(sid, c.seq, c.out_seq, c.ts, c.command[:2000], ",".join(c.categories), c.exit) for c in f.commands],
-    )
-    conn.executemany(
-        "INSERT INTO waits VALUES (?,?,?,?,?)",
-        [(sid, w.seq, w.ts, w.seconds, int(w.for_user)) for w in f.waits],
-    )
-    conn.executemany(
-        "INSERT INTO prs VALUES (?,?,?,?,?)", [(sid, p.seq, p.ts, p.action, p.url) for p in f.prs]
-    )
-    conn.executemany(
-        "INSERT INTO claims VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (sid, c.seq, c.ts, c.kind, c.text, c.status)
-            + (
-                (
-                    c.evidence.session or sid,
-                    c.evidence.seq,
-                    c.evidence.out_seq,
-                    c.evidence.command[:500],
-                    c.evidence.exit,
-                )
-                if c.evidence
-                else (None,) * 5
-            )
-            for c in f.claims
-        ],
-    )
-    conn.executemany(
-        "INSERT INTO incidents VALUES (?,?,?,?,?,?,?,?,?,?,0)",
-        [
-            (sid, i.seq, i.cause, i.ts, i.kind, i.rule, i.summary, i.excerpt, i.path, i.other_session)
-            for i in f.incidents
-        ],
-    )
+_INSERT = {
+    "edits": "INSERT INTO edits VALUES (?,?,?,?,?,?,?,?,?)",
+    "commands": "INSERT INTO commands VALUES (?,?,?,?,?,?,?)",
+    "waits": "INSERT INTO waits VALUES (?,?,?,?,?)",
+    "prs": "INSERT INTO prs VALUES (?,?,?,?,?)",
+    "claims": "INSERT INTO claims VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+    "incidents": "INSERT INTO incidents VALUES (?,?,?,?,?,?,?,?,?,?,0)",
+}
+
+
+class _Writer:
+    """Sessions' rows gathered a batch at a time, then written one statement per table (an
+    INSERT per session and table cost more than computing the facts of most sessions)."""
+
+    def __init__(self, conn: sqlite3.Connection, *, fresh: bool) -> None:
+        self.conn = conn
+        self.fresh = fresh  # a new rollup holds nothing to replace
+        self.sessions: list[tuple[Any, ...]] = []
+        self.tables: tuple[list[tuple[Any, ...]], ...] = tuple([] for _ in FACT_TABLES)
+
+    def add(self, row: tuple[Any, ...], computed: SessionRows) -> None:
+        """`row`: the session's row of `_INDEX_SESSIONS`."""
+        self.sessions.append((*row[:7], _signature(row), int(row[7]), *computed.values))
+        for rows, more in zip(self.tables, computed.tables, strict=True):
+            rows += more
+
+    def flush(self) -> None:
+        if not self.fresh:
+            for row in self.sessions:
+                _delete(self.conn, row[0])
+        self.conn.executemany("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", self.sessions)
+        self.sessions.clear()
+        for table, rows in zip(FACT_TABLES, self.tables, strict=True):
+            if rows:
+                self.conn.executemany(_INSERT[table], rows)
+                rows.clear()
 
 
 def ensure_rollup(cfg: Config, progress: Progress | None = None) -> sqlite3.Connection:

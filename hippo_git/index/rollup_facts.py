@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 EXCERPT = 200
 
@@ -26,6 +27,29 @@ def epoch(ts: str | None) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return when.timestamp()
+
+
+class Turn(Protocol):
+    """A turn as the rules read it: `sessions.TurnRow`, or the rollup's lighter `IndexedTurn`."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def ts(self) -> str | None: ...
+    @property
+    def tool(self) -> str | None: ...
+    @property
+    def is_error(self) -> int: ...  # a bool, or SQLite's 0/1
+    @property
+    def paths(self) -> tuple[str, ...]: ...
+    @property
+    def edited(self) -> int: ...
 
 
 @dataclass(frozen=True)

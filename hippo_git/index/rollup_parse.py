@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from hippo_git.index.sessions import TurnRow
+from hippo_git.index.rollup_facts import Turn
 from hippo_git.transcripts.model import PROMPT, TOOL_CALL, TOOL_OUTPUT
 
 # Keys that start a new field in `key: value` text. A value may span lines (code, patches), so
@@ -123,6 +123,7 @@ def parse_fields(text: str, tool: str | None = None) -> dict[str, str]:
     return {k: "\n".join(v) for k, v in fields.items()}
 
 
+@lru_cache(maxsize=1024)
 def is_shell(tool: str | None) -> bool:
     key = tool_key(tool)
     return key in SHELL_TOOLS or key.endswith(("_shell", "shell_command", "exec_command"))
@@ -143,10 +144,12 @@ def command_of(tool: str | None, fields: dict[str, str]) -> str | None:
     return command or None
 
 
-def exit_status(text: str, is_error: bool) -> int | None:
+def exit_status(text: str, is_error: int) -> int | None:
     """The exit status a command's output reports; 0 for a quiet success; None when unknown."""
     head = text[:600]
     tail = text[-400:] if len(text) > 600 else ""
+    if "xit" not in head and "xit" not in tail:  # in every pattern: most outputs skip all of them
+        return None if is_error else 0
     for pattern in _EXIT_PATTERNS:
         found = pattern.search(head) or (pattern.search(tail) if tail else None)
         if found:
@@ -156,8 +159,11 @@ def exit_status(text: str, is_error: bool) -> int | None:
 
 def background_handle(text: str) -> str | None:
     """The id a command got when it went to the background (to match later polls), or None."""
+    head = text[:400]
+    if "running" not in head:  # in both patterns
+        return None
     for pattern in _BACKGROUND:
-        found = pattern.search(text[:400])
+        found = pattern.search(head)
         if found:
             return found.group(1)
     return None
@@ -268,28 +274,30 @@ class Calls:
     """A session's tool calls read once for every rule: each call's output, and its fields
     (parsed when a rule first asks)."""
 
-    def __init__(self, turns: Sequence[TurnRow]) -> None:
+    def __init__(self, turns: Sequence[Turn]) -> None:
         self.paired = pair_calls(turns)
         self._fields: dict[int, dict[str, str]] = {}
 
-    def fields(self, turn: TurnRow) -> dict[str, str]:
+    def fields(self, turn: Turn) -> dict[str, str]:
         found = self._fields.get(turn.seq)
         if found is None:
             found = self._fields[turn.seq] = parse_fields(turn.text, turn.tool)
         return found
 
 
-def pair_calls(turns: Sequence[TurnRow]) -> dict[int, TurnRow]:
+def pair_calls(turns: Sequence[Turn]) -> dict[int, Turn]:
     """call seq → its output turn: outputs answer the oldest open call of the same tool (any tool
     when the output names none); a person's prompt closes whatever is still open."""
-    pending: list[TurnRow] = []
-    paired: dict[int, TurnRow] = {}
+    pending: list[Turn] = []
+    paired: dict[int, Turn] = {}
     for turn in turns:
         if turn.kind == TOOL_CALL:
             pending.append(turn)
         elif turn.kind == TOOL_OUTPUT and pending:
             key = tool_key(turn.tool)
-            match = next((c for c in pending if key and tool_key(c.tool) == key), None) or pending[0]
+            match = pending[0]
+            if key and len(pending) > 1:
+                match = next((c for c in pending if tool_key(c.tool) == key), match)
             pending.remove(match)
             paired[match.seq] = turn
         elif turn.kind == PROMPT:
@@ -302,8 +310,10 @@ _PAGER = re.compile(r"\s*\|\s*(?:head|tail|grep|less|cat|tee)\b[^|;&]*$")
 
 
 def norm_command(command: str) -> str:
-    command = _REDIRECT.sub("", command)
-    command = _PAGER.sub("", command)
+    if "2>&1" in command:
+        command = _REDIRECT.sub("", command)
+    if "|" in command:
+        command = _PAGER.sub("", command)
     return " ".join(command.split())
 
 
@@ -391,6 +401,13 @@ def _runner_targets(words: list[str]) -> list[str]:
     return targets[1:] if targets[:1] == ["run"] else targets
 
 
+_TARGETS = {
+    words: re.compile(rf"(^|[\s:/_-])({words})([\s:_-]|$)")
+    for words in ("test|tests|check", "lint|typecheck", "build|compile|all", "deploy|release|publish")
+}
+_TEST_SCRIPT = re.compile(r"^(run[_-]?)?tests?(\.sh|\.py)?$")
+
+
 def command_categories(command: str) -> tuple[str, ...]:
     """What a command line does, as far as the claim and PR rules care (a chain may do several)."""
     cats: set[str] = set()
@@ -415,10 +432,11 @@ def command_categories(command: str) -> tuple[str, ...]:
                 cats.add("merge")
             elif pair in ("pr checks", "run watch", "run view", "run list", "ci status", "ci view"):
                 cats.add("ci")
-        if prog in _TEST_PROGS or prog == "unittest" or (prog in _LANG_TOOLS and first == "test"):
-            cats.add("test")
-        if _word_in(targets, "test|tests|check") or (
-            re.match(r"^(run[_-]?)?tests?(\.sh|\.py)?$", prog) and prog != "test"
+        if (
+            prog in _TEST_PROGS
+            or prog == "unittest"
+            or (prog in _LANG_TOOLS and first == "test")
+            or ("test" in prog and prog != "test" and _TEST_SCRIPT.match(prog))
         ):
             cats.add("test")
         if (
@@ -427,27 +445,30 @@ def command_categories(command: str) -> tuple[str, ...]:
             or (prog == "cargo" and first == "clippy")
         ):
             cats.add("lint")
-        if _word_in(targets, "lint|typecheck"):
-            cats.add("lint")
-        built = (
+        if (
             (prog in _LANG_TOOLS and first in ("build", "check"))
             or (prog == "make" and not targets)
             or prog == "build"
-        )
-        if (
-            built
             or (prog in ("docker", "bazel", "podman") and first == "build")
-            or _word_in(targets, "build|compile|all")
         ):
             cats.add("build")
-        if _word_in(targets, "deploy|release|publish") or _is_deploy(prog, args):
+        if _is_deploy(prog, args):
             cats.add("deploy")
+        if targets:
+            for category, names in (
+                ("test", "test|tests|check"),
+                ("lint", "lint|typecheck"),
+                ("build", "build|compile|all"),
+                ("deploy", "deploy|release|publish"),
+            ):
+                if _word_in(targets, names):
+                    cats.add(category)
     return tuple(sorted(cats))
 
 
 def _word_in(targets: str, words: str) -> bool:
     """Whether a task runner's targets name one of `words` (`test`, `test:unit`, `ci-test` ...)."""
-    return bool(targets) and re.search(rf"(^|[\s:/_-])({words})([\s:_-]|$)", targets) is not None
+    return bool(targets) and _TARGETS[words].search(targets) is not None
 
 
 def _is_deploy(prog: str, args: list[str]) -> bool:

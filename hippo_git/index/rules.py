@@ -15,7 +15,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from itertools import groupby
+from functools import lru_cache
+from itertools import groupby, islice
 from operator import attrgetter
 
 from hippo_git.index import rollup_parse as rp
@@ -29,12 +30,12 @@ from hippo_git.index.rollup_facts import (
     PullRequest,
     SessionFacts,
     SessionSpan,
+    Turn,
     Wait,
     epoch,
     excerpt,
 )
 from hippo_git.index.rollup_parse import command_categories, git_sub, norm_command
-from hippo_git.index.sessions import TurnRow
 from hippo_git.transcripts.model import ANSWER, ERROR, PROMPT, SYSTEM, TOOL_CALL, TOOL_OUTPUT
 
 WAIT_SECONDS = 300  # a gap between turns longer than this is a wait, not work
@@ -44,7 +45,7 @@ _DATABASE_TOOL = re.compile(r"sql|query|database")
 
 
 def incident(
-    at: TurnRow | Command | EditRow, cause: int | None, rule: str, text: str, **extra: str | None
+    at: Turn | Command | EditRow, cause: int | None, rule: str, text: str, **extra: str | None
 ) -> Incident:
     """An incident shown at `at` (kind and default summary from the rule's name)."""
     kind, summary = v.RULES[rule]
@@ -56,9 +57,7 @@ def incident(
 # --- work time and waits ------------------------------------------------------------------------
 
 
-def work_time(
-    turns: Sequence[TurnRow], wait_seconds: float = WAIT_SECONDS
-) -> tuple[float, float, list[Wait]]:
+def work_time(turns: Sequence[Turn], wait_seconds: float = WAIT_SECONDS) -> tuple[float, float, list[Wait]]:
     """(active seconds, wall seconds, waits): gaps longer than `wait_seconds` are waits, not work."""
     work = 0.0
     waits: list[Wait] = []
@@ -67,15 +66,16 @@ def work_time(
         t = epoch(turn.ts)
         if t is None:
             continue
-        if first is None:
-            first = t
-        if last is not None:
-            gap = t - last
-            if gap > wait_seconds:
-                waits.append(Wait(turn.seq, turn.ts, gap, turn.kind == PROMPT))
-            elif gap > 0:
-                work += gap
-        last = t if last is None else max(last, t)
+        if last is None:
+            first = last = t
+            continue
+        gap = t - last
+        if gap > wait_seconds:
+            waits.append(Wait(turn.seq, turn.ts, gap, turn.kind == PROMPT))
+        elif gap > 0:
+            work += gap
+        if t > last:
+            last = t
     wall = (last - first) if first is not None and last is not None else 0.0
     return work, wall, waits
 
@@ -83,7 +83,7 @@ def work_time(
 # --- tool calls, commands and edits -------------------------------------------------------------
 
 
-def commands(turns: Sequence[TurnRow], session: str = "", calls: rp.Calls | None = None) -> list[Command]:
+def commands(turns: Sequence[Turn], session: str = "", calls: rp.Calls | None = None) -> list[Command]:
     """Every shell command run, with the exit status its output (or a later poll) reports."""
     calls = calls or rp.Calls(turns)
     found: list[Command] = []
@@ -97,17 +97,21 @@ def commands(turns: Sequence[TurnRow], session: str = "", calls: rp.Calls | None
             continue
         if turn.kind != TOOL_CALL:
             continue
-        fields = calls.fields(turn)
+        poll = rp.tool_key(turn.tool) in rp.POLL_TOOLS
+        if not poll and not rp.is_shell(turn.tool):
+            continue  # runs no command (its fields are read only if another rule needs them)
         out = calls.paired.get(turn.seq)
-        if rp.tool_key(turn.tool) in rp.POLL_TOOLS:
-            handle = rp.poll_handle(fields)
-            if handle in background and out is not None:
+        if poll:
+            if not background or out is None:
+                continue  # nothing it could report the end of
+            handle = rp.poll_handle(calls.fields(turn))
+            if handle in background:
                 code = rp.exit_status(out.text, out.is_error)
                 if code is not None and (code != 0 or _ENDED.search(out.text[:600])):
                     i = background[handle]
                     found[i] = replace(found[i], out_seq=out.seq, exit=code)
             continue
-        command = rp.command_of(turn.tool, fields)
+        command = rp.command_of(turn.tool, calls.fields(turn))
         if command is None:
             continue
         code = rp.exit_status(out.text, out.is_error) if out is not None else None
@@ -140,7 +144,7 @@ def absolute(path: str, cwd: str | None) -> str:
     return os.path.normpath(path) if path else path
 
 
-def edits(turns: Sequence[TurnRow], cwd: str | None = None, calls: rp.Calls | None = None) -> list[Edit]:
+def edits(turns: Sequence[Turn], cwd: str | None = None, calls: rp.Calls | None = None) -> list[Edit]:
     """Files an edit/write/patch tool call changed, with the lines it added and removed."""
     found: list[Edit] = []
     calls = calls or rp.Calls(turns)
@@ -171,27 +175,35 @@ def edits(turns: Sequence[TurnRow], cwd: str | None = None, calls: rp.Calls | No
 
 
 def pull_requests(
-    turns: Sequence[TurnRow], cmds: Sequence[Command], calls: rp.Calls | None = None
+    turns: Sequence[Turn], cmds: Sequence[Command], calls: rp.Calls | None = None
 ) -> list[PullRequest]:
     """PRs opened (`gh pr create` and PR-creating tools, with the URL they print) and merged."""
-    by_seq = {t.seq: t for t in turns}
     found: list[PullRequest] = []
+    by_seq: dict[int, Turn] | None = None  # made only for a session that runs a PR command
     for c in cmds:
-        out = by_seq.get(c.out_seq) if c.out_seq is not None else None
-        if c.failed or out is None:
+        if c.failed or c.out_seq is None or not ("pr_create" in c.categories or "merge" in c.categories):
+            continue
+        if by_seq is None:
+            by_seq = {t.seq: t for t in turns}
+        out = by_seq.get(c.out_seq)
+        if out is None:
             continue
         urls = v.PR_URL.findall(out.text) or v.PR_URL.findall(c.command)
         if "pr_create" in c.categories and urls:
             found.append(PullRequest(c.seq, c.ts, "opened", urls[-1]))
         if "merge" in c.categories and _PR_MERGE.search(c.command):
             found.append(PullRequest(c.seq, c.ts, "merged", urls[-1] if urls else c.command[:200]))
-    for call, out in (calls or rp.Calls(turns)).paired.items():
-        tool = rp.tool_key(by_seq[call].tool)
+    paired = (calls or rp.Calls(turns)).paired
+    for call in turns:
+        if call.kind != TOOL_CALL or call.seq not in paired:
+            continue
+        tool = rp.tool_key(call.tool)
+        out = paired[call.seq]
         if tool in ("create_pull_request", "merge_pull_request") and not out.is_error:
             urls = v.PR_URL.findall(out.text)
             if urls:
                 action = "opened" if tool.startswith("create") else "merged"
-                found.append(PullRequest(call, by_seq[call].ts, action, urls[0]))
+                found.append(PullRequest(call.seq, call.ts, action, urls[0]))
     return sorted(found, key=lambda p: p.seq)
 
 
@@ -202,22 +214,46 @@ _BULLET = re.compile(r"^\s*(?:[-*+>]|\d+[.)]|#+)\s+")
 _MARKER = re.compile(r"^[^\w`\"'(\[]+")
 
 
-def _prose(text: str) -> Iterable[str]:
+def _prose_lines(text: str) -> Iterator[str]:
+    """The lines of an answer that are prose: not in a fenced block, not indented code."""
     fenced = False
     for line in text.split("\n"):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
             continue
-        if fenced or line.startswith("    "):
-            continue
-        body = _BULLET.sub("", line).replace("**", "").strip()
-        body = _MARKER.sub("", body)  # ✅ and other markers before the words
-        yield from (s.strip() for s in _SENTENCE.split(body) if s.strip())
+        if not fenced and not line.startswith("    "):
+            yield line
+
+
+def _sentences(line: str) -> list[str]:
+    body = _BULLET.sub("", line).replace("**", "").strip()
+    body = _MARKER.sub("", body)  # ✅ and other markers before the words
+    return [s.strip() for s in _SENTENCE.split(body) if s.strip()]
+
+
+def _prose(text: str) -> Iterable[str]:
+    for line in _prose_lines(text):
+        yield from _sentences(line)
+
+
+def _holds(low: str, words: Sequence[str]) -> bool:
+    for word in words:  # noqa: SIM110 (`any()` over a generator takes a third longer)
+        if word in low:
+            return True
+    return False
+
+
+# Characters that `re.I` matches to an ASCII letter but `str.lower` keeps apart (ſ s, ı İ i, K k):
+# where one shows, a pattern can match a text whose lower case lacks the words it needs.
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+
+
+def _folds(text: str) -> bool:
+    return not text.isascii() and _FOLDS_TO_ASCII.search(text) is not None
 
 
 def _mentions_claim(text: str) -> bool:
-    low = text.lower()
-    return any(word in low for word in v.CLAIM_WORDS)
+    return _holds(text.lower(), v.CLAIM_WORDS)
 
 
 def find_claims(text: str) -> list[tuple[str, str]]:
@@ -225,18 +261,26 @@ def find_claims(text: str) -> list[tuple[str, str]]:
     found: dict[str, str] = {}
     if not _mentions_claim(text):
         return []
-    for sentence in _prose(text):
-        if not _mentions_claim(sentence) or v.INTENT.search(sentence):
+    for line in _prose_lines(text):
+        # A sentence is a piece of its line without `**`: a line without a claim word has none.
+        if not _mentions_claim(line.replace("**", "")):
             continue
-        for kind, pattern in v.CLAIM_PATTERNS.items():
-            m = pattern.search(sentence) if kind not in found else None
-            if m is not None and not v.NEGATED.search(sentence[: m.end()]):
-                found[kind] = sentence
+        for sentence in _sentences(line):
+            low = sentence.lower()
+            if not _holds(low, v.CLAIM_WORDS) or v.INTENT.search(sentence):
+                continue
+            every = _folds(sentence)
+            for kind, pattern in v.CLAIM_PATTERNS.items():
+                if kind in found or not (every or v.CLAIM_KIND_WORDS[kind].search(low)):
+                    continue
+                m = pattern.search(sentence)
+                if m is not None and not v.NEGATED.search(sentence[: m.end()]):
+                    found[kind] = sentence
     return list(found.items())
 
 
 def claims(
-    turns: Sequence[TurnRow], cmds: Sequence[Command], eds: Sequence[Edit], delegated: Sequence[Command] = ()
+    turns: Sequence[Turn], cmds: Sequence[Command], eds: Sequence[Edit], delegated: Sequence[Command] = ()
 ) -> list[Claim]:
     """Each claim beside the last run of its check after the last change that could alter it:
     in this session (by turn order) or in a delegated session (by time)."""
@@ -293,7 +337,7 @@ def meaningful_failure(c: Command) -> bool:
     return True
 
 
-def person_text(turn: TurnRow) -> str | None:
+def person_text(turn: Turn) -> str | None:
     """A prompt's words as the person typed them, or None when the harness wrote it."""
     text = v.TAG_BLOCK.sub("", turn.text).strip()
     if (
@@ -308,15 +352,20 @@ def person_text(turn: TurnRow) -> str | None:
 
 def is_correction(text: str) -> bool:
     head = text[:400]
-    return v.CORRECTION.search(head) is not None
+    if v.CORRECTION_START.match(head) is not None:
+        return True
+    if not _holds(head.lower(), v.CORRECTION_WORDS) and not _folds(head):
+        return False
+    return v.CORRECTION_ANYWHERE.search(head) is not None
 
 
-def corrections(turns: Sequence[TurnRow], cmds: Sequence[Command], eds: Sequence[Edit]) -> list[Incident]:
+def corrections(turns: Sequence[Turn], cmds: Sequence[Command], eds: Sequence[Edit]) -> list[Incident]:
     """A person correcting the agent (the cause: the agent's last turn before it), and the agent
     reverting its own edit after a person's prompt (the cause: that edit)."""
     found: list[Incident] = []
-    last_agent: TurnRow | None = None
-    last_answer: TurnRow | None = None
+    last_agent: Turn | None = None
+    last_answer: Turn | None = None
+    prompts: list[int] = []  # a person's prompts
     for turn in turns:
         if turn.kind == ANSWER:
             last_agent = last_answer = turn
@@ -329,7 +378,7 @@ def corrections(turns: Sequence[TurnRow], cmds: Sequence[Command], eds: Sequence
                 found.append(incident(turn, cause.seq, "person_correction", text))
             if text:
                 last_answer = last_agent = None
-    prompts = [t.seq for t in turns if t.kind == PROMPT and person_text(t)]
+                prompts.append(turn.seq)
     for c in cmds:
         if "revert" not in c.categories:
             continue
@@ -342,7 +391,7 @@ def corrections(turns: Sequence[TurnRow], cmds: Sequence[Command], eds: Sequence
 
 
 def failed_steps(
-    turns: Sequence[TurnRow], cmds: Sequence[Command], calls: rp.Calls | None = None
+    turns: Sequence[Turn], cmds: Sequence[Command], calls: rp.Calls | None = None
 ) -> list[Incident]:
     """Permission denials and refusals (blocked), tool and harness errors, and a command that failed
     again and again without succeeding in between."""
@@ -364,19 +413,18 @@ def failed_steps(
             found.append(incident(turn, cause, "tool_error", head))
     streaks: dict[str, list[Command]] = {}
     for c in cmds:
-        key = norm_command(c.command)
         if c.exit == 0:
-            _close_streak(streaks.pop(key, []), found)
+            if streaks:  # most commands succeed with no failure open to close
+                _close_streak(streaks.pop(norm_command(c.command), []), found)
         elif meaningful_failure(c):
-            streaks.setdefault(key, []).append(c)
+            streaks.setdefault(norm_command(c.command), []).append(c)
     for streak in streaks.values():
         _close_streak(streak, found)
     return sorted(found, key=lambda i: i.seq or 0)
 
 
 def _blocked(head: str) -> bool:
-    low = head.lower()
-    return any(word in low for word in v.BLOCK_WORDS) and v.BLOCK_PATTERNS.search(head) is not None
+    return _holds(head.lower(), v.BLOCK_WORDS) and v.BLOCK_PATTERNS.search(head) is not None
 
 
 def _close_streak(streak: list[Command], found: list[Incident]) -> None:
@@ -435,7 +483,12 @@ def destructive_reason(command: str) -> str | None:
     return None
 
 
-def destructive(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[Incident]:
+@lru_cache(maxsize=1024)
+def _database_tool(tool: str | None) -> bool:
+    return _DATABASE_TOOL.search(rp.tool_key(tool)) is not None
+
+
+def destructive(turns: Sequence[Turn], cmds: Sequence[Command]) -> list[Incident]:
     """Destructive shell commands, and destructive SQL sent through a database tool."""
     found = []
     for c in cmds:
@@ -445,7 +498,7 @@ def destructive(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[Incid
                 incident(c, c.seq, "destructive_command", c.command, summary=f"destructive command: {reason}")
             )
     for turn in turns:
-        if turn.kind == TOOL_CALL and _DATABASE_TOOL.search(rp.tool_key(turn.tool)):
+        if turn.kind == TOOL_CALL and _database_tool(turn.tool):
             hit = v.DESTRUCTIVE_SQL.search(turn.text)
             if hit:
                 reason = " ".join(hit.group(0).split()).upper()[:40]
@@ -460,7 +513,7 @@ def destructive(turns: Sequence[TurnRow], cmds: Sequence[Command]) -> list[Incid
 # --- one session ---------------------------------------------------------------------------------
 
 
-def task_of(turns: Sequence[TurnRow]) -> str:
+def task_of(turns: Sequence[Turn]) -> str:
     for turn in turns:
         if turn.kind == PROMPT:
             text = person_text(turn)
@@ -470,13 +523,20 @@ def task_of(turns: Sequence[TurnRow]) -> str:
 
 
 def analyse(
-    turns: Sequence[TurnRow], *, cwd: str | None = None, delegated: Sequence[Command] = (), session: str = ""
+    turns: Sequence[Turn],
+    *,
+    cwd: str | None = None,
+    delegated: Sequence[Command] = (),
+    session: str = "",
+    calls: rp.Calls | None = None,
+    cmds: list[Command] | None = None,
 ) -> SessionFacts:
-    """Every per-session fact of one session's turns (in seq order)."""
+    """Every per-session fact of one session's turns (in seq order). `calls` and `cmds`: what
+    `rp.Calls(turns)` and `commands(turns, session)` give, when the caller has them already."""
     facts = SessionFacts()
-    calls = rp.Calls(turns)
+    calls = calls or rp.Calls(turns)
     facts.work_seconds, facts.wall_seconds, facts.waits = work_time(turns)
-    facts.commands = commands(turns, session, calls)
+    facts.commands = commands(turns, session, calls) if cmds is None else cmds
     facts.edits = edits(turns, cwd, calls)
     facts.prs = pull_requests(turns, facts.commands, calls)
     facts.claims = claims(turns, facts.commands, facts.edits, delegated)
@@ -487,8 +547,8 @@ def analyse(
         key=lambda i: (i.seq if i.seq is not None else -1, i.kind),
     )
     facts.task = task_of(turns)
-    answers = [t for t in turns if t.kind == ANSWER and t.text.strip()]
-    facts.outcome = excerpt(" ".join(list(_prose(answers[-1].text))[:8]), 300) if answers else ""
+    last = next((t for t in reversed(turns) if t.kind == ANSWER and t.text.strip()), None)
+    facts.outcome = excerpt(" ".join(islice(_prose(last.text), 8)), 300) if last is not None else ""
     return facts
 
 

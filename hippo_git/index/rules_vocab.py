@@ -50,6 +50,20 @@ CLAIM_PATTERNS: dict[str, re.Pattern[str]] = {
         ),
     }.items()
 }
+# For each kind, words (lower case) one of which every match of its patterns holds: a sentence
+# holding none of them skips the patterns.
+CLAIM_KIND_WORDS: dict[str, re.Pattern[str]] = {
+    kind: re.compile("|".join(words))
+    for kind, words in {
+        "tests": ("pass", "green", "succeed"),
+        "build": ("pass", "green", "succe", "clean", "compiles", "builds"),
+        "lint": ("lint",),
+        "pushed": ("pushed",),
+        "merged": ("merged",),
+        "deployed": ("deployed",),
+        "fixed": ("fix",),
+    }.items()
+}
 # A sentence about what will, might or should happen claims nothing yet.
 INTENT = re.compile(
     r"\b(?:let me|let's|i'll|i will|we'll|we will|will|going to|to (?:make sure|ensure|confirm|verify|check|see)|"
@@ -78,28 +92,45 @@ INJECTED = (
     "<user-prompt-submit-hook",
 )
 TAG_BLOCK = re.compile(r"<(ide_[a-z_]+|system-reminder|environment_context|user_instructions)>.*?</\1>", re.S)
-CORRECTION = re.compile(
-    "|".join(
-        f"(?:{p})"
-        for p in (
-            r"^(?:no|nope|nah|wrong|incorrect|stop|wait|undo|revert)\b(?![-'])(?!\s+(?:problem|worries|rush|thanks|need to worry))",
-            r"\b(?:that'?s|that is|this is|it'?s|it is|you'?re|you are)\s+(?:not\s+(?:right|correct|what i)|wrong|incorrect)\b",
-            r"\b(?:is|are|was|were)\s+not\s+(?:correct|right)\b|\b(?:isn'?t|aren'?t|wasn'?t)\s+(?:correct|right)\b",
-            r"\bi\s+(?:already\s+)?(?:told|asked)\s+you\b|\b(?:as|like)\s+i\s+(?:already\s+)?said\b",
-            r"\bnot\s+what\s+i\s+(?:asked|wanted|meant|said)\b",
-            r"\byou\s+(?:broke|deleted|removed|forgot|missed|ignored|didn'?t\s+(?:read|follow|listen))\b",
-            r"\bwhy\s+did\s+you\b",
-            r"\b(?:revert|undo|roll\s*back)\s+(?:that|this|it|the|your|those|these|what)\b|\bput\s+it\s+back\b",
-            r"\byou\s+(?:should\s+not|shouldn'?t|were\s+not\s+supposed\s+to)\b",
-            r"^(?:sure|ok(?:ay)?|yes|yeah|right|fine|hmm)\s*[,.!]?\s+but\b",
-            r"^let'?s\s+not\b",
-            r"^(?:please\s+)?(?:don'?t|do\s+not|never)\b",
-            r"^(?:actually|not\s+quite)\b",
-            r"\bthe\s+(?:issue|problem|bug|error)\s+is\s+still\b|\bstill\s+(?:doesn'?t|does\s+not|isn'?t|fails|failing|broken)\b",
-        )
-    ),
-    re.I,
+# How a person corrects an agent: at the start of the prompt, or anywhere in it. Each pattern
+# that can match anywhere comes with words (lower case) one of which every match of it holds: most
+# prompts hold none of them and skip those patterns.
+_CORRECTION_START = (
+    r"^(?:no|nope|nah|wrong|incorrect|stop|wait|undo|revert)\b(?![-'])(?!\s+(?:problem|worries|rush|thanks|need to worry))",
+    r"^(?:sure|ok(?:ay)?|yes|yeah|right|fine|hmm)\s*[,.!]?\s+but\b",
+    r"^let'?s\s+not\b",
+    r"^(?:please\s+)?(?:don'?t|do\s+not|never)\b",
+    r"^(?:actually|not\s+quite)\b",
 )
+_CORRECTION_ANYWHERE = (
+    (
+        r"\b(?:that'?s|that is|this is|it'?s|it is|you'?re|you are)\s+(?:not\s+(?:right|correct|what i)|wrong|incorrect)\b",
+        ("right", "correct", "what", "wrong"),
+    ),
+    (
+        r"\b(?:is|are|was|were)\s+not\s+(?:correct|right)\b|\b(?:isn'?t|aren'?t|wasn'?t)\s+(?:correct|right)\b",
+        ("correct", "right"),
+    ),
+    (
+        r"\bi\s+(?:already\s+)?(?:told|asked)\s+you\b|\b(?:as|like)\s+i\s+(?:already\s+)?said\b",
+        ("told", "asked", "said"),
+    ),
+    (r"\bnot\s+what\s+i\s+(?:asked|wanted|meant|said)\b", ("what",)),
+    (r"\byou\s+(?:broke|deleted|removed|forgot|missed|ignored|didn'?t\s+(?:read|follow|listen))\b", ("you",)),
+    (r"\bwhy\s+did\s+you\b", ("you",)),
+    (
+        r"\b(?:revert|undo|roll\s*back)\s+(?:that|this|it|the|your|those|these|what)\b|\bput\s+it\s+back\b",
+        ("revert", "undo", "roll", "back"),
+    ),
+    (r"\byou\s+(?:should\s+not|shouldn'?t|were\s+not\s+supposed\s+to)\b", ("you",)),
+    (
+        r"\bthe\s+(?:issue|problem|bug|error)\s+is\s+still\b|\bstill\s+(?:doesn'?t|does\s+not|isn'?t|fails|failing|broken)\b",
+        ("still",),
+    ),
+)
+CORRECTION_START = re.compile("|".join(f"(?:{p})" for p in _CORRECTION_START), re.I)
+CORRECTION_ANYWHERE = re.compile("|".join(f"(?:{p})" for p, _ in _CORRECTION_ANYWHERE), re.I)
+CORRECTION_WORDS = tuple(dict.fromkeys(w for _, words in _CORRECTION_ANYWHERE for w in words))
 BLOCK_PATTERNS = re.compile(
     r"doesn'?t want to proceed with this tool use|tool use was rejected|\buser (?:rejected|denied|declined)\b|"
     r"permission (?:to use \S+ )?(?:was |has been )?denied|\bpermission denied\b|operation not permitted|"

@@ -1,32 +1,42 @@
 """Redaction throughput against the cost of indexing the same text, measured in one run.
 
-Text: the real Claude Code and Codex transcripts in ../shared/corpora/transcripts, read as text,
-in two cuts: every string value of every record (prompts, answers, tool input and output, paths,
-ids... each one unit, as ingest redacts them) and every raw JSONL line. Each is repeated until it
-reaches --mb megabytes.
+Text: the real transcripts in ../shared/corpora/transcripts, in three cuts: every string value of
+every Claude Code and Codex record (prompts, answers, tool input and output, paths, ids... each
+one unit, as ingest redacts them), every raw JSONL line, and the turn texts the adapters make of
+every transcript (what `Scrubber.text` is given). Each is repeated until it reaches --mb
+megabytes. With --index, also the turn texts of that index (read only) and `Scrubber.state` on
+its sources' cursor states.
 
 Baseline: `str.encode` + an SQLite FTS5 insert of the same strings (one transaction, a WAL file
 database). The target (issue 3) is that parsing + redaction cost no more than the index insert,
 so redaction alone should stay well under 1.0x the baseline time.
 
 A third run plants a fake secret (built at run time) in one string in fifty, to price the path
-where rules fire. Usage: python bench/redact.py [--mb 32]
+where rules fire.
+
+--against DIR times another copy of the code in the same run (DIR holds its `hippo_git`, e.g.
+`git archive HEAD hippo_git | tar -x -C DIR`): each cut is redacted by both, one after the other, in child
+processes, three times; CPU seconds, medians. Usage: python bench/redact.py [--mb 32]
+[--index PATH] [--against DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from hippo_git.transcripts.redact import Redactor
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "transcripts"
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpora" / "transcripts"
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -55,6 +65,35 @@ def load_texts() -> tuple[list[str], list[str]]:
     return values, lines
 
 
+def load_turns() -> list[str]:
+    """The turn texts the adapters make of every transcript of the corpus (unredacted)."""
+    from hippo_git.transcripts.model import Cursor
+    from hippo_git.transcripts.registry import get_adapter, harness_names
+
+    texts: list[str] = []
+    for harness in harness_names():
+        for path in sorted((CORPUS / harness).rglob("*")) if (CORPUS / harness).is_dir() else ():
+            if not path.is_file() or path.suffix not in (".jsonl", ".json", ".md"):
+                continue
+            try:
+                result = get_adapter(harness).parse(path, Cursor())
+            except Exception:  # a file of another layout (a database's side file): not a transcript
+                continue
+            texts += [turn.text for session in result.sessions for turn in session.turns if turn.text]
+    return texts
+
+
+def load_index(path: Path) -> tuple[list[str], list[Any]]:
+    """(the turn texts, the sources' cursor states) of an index, opened read only."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        texts = [row[0] for row in conn.execute("SELECT text FROM turns") if isinstance(row[0], str)]
+        states = [json.loads(row[0]) for row in conn.execute("SELECT state_json FROM sources")]
+    finally:
+        conn.close()
+    return texts, states
+
+
 def _fakes() -> list[str]:
     # Assembled here so that no literal secret sits in the repository.
     body = "Q3mX9vR2tL7pK4wZ8nB5"
@@ -69,6 +108,8 @@ def _fakes() -> list[str]:
 
 
 def bench_redact(texts: list[str]) -> tuple[float, dict[str, int]]:
+    from hippo_git.transcripts.redact import Redactor
+
     redactor = Redactor()
     redact = redactor.redact
     start = time.perf_counter()
@@ -93,7 +134,7 @@ def bench_fts(texts: list[str]) -> float:
 
 
 def _grow(texts: list[str], mb: float) -> list[str]:
-    return texts * max(1, round(mb * 1e6 / sum(map(len, texts))))
+    return texts * max(1, round(mb * 1e6 / max(1, sum(map(len, texts)))))
 
 
 def run(name: str, texts: list[str]) -> None:
@@ -116,21 +157,92 @@ def run(name: str, texts: list[str]) -> None:
     print(f"  found with plants: {dict(sorted(hot_counts.items()))}")
 
 
+def cuts(mb: float, index: Path | None) -> dict[str, tuple[list[str], list[Any]]]:
+    """name -> (texts to redact, cursor states to scrub)."""
+    values, lines = load_texts()
+    found = {
+        "string values": (_grow(values, mb), []),
+        "raw JSONL lines": (_grow(lines, mb), []),
+        "turn texts (adapters)": (_grow(load_turns(), mb), []),
+    }
+    if index is not None:
+        texts, states = load_index(index)
+        found["index turn texts"] = (texts, [])
+        found["index cursor states"] = ([], states)
+    return found
+
+
+def cpu_seconds(texts: list[str], states: list[Any]) -> float:
+    """CPU time of redacting the texts with one Redactor, or scrubbing the states with one Scrubber
+    (one a worker, as ingest does)."""
+    start = time.process_time()
+    if states:
+        from hippo_git.index.scrub import Scrubber
+
+        scrub = Scrubber()
+        for state in states:
+            scrub.reset({})
+            scrub.state(state)
+    else:
+        from hippo_git.transcripts.redact import Redactor
+
+        redact = Redactor().redact
+        for text in texts:
+            redact(text)
+    return time.process_time() - start
+
+
+def child(args: argparse.Namespace) -> int:
+    """--child: time every cut once, print {name: seconds} as JSON (run under either copy)."""
+    found = cuts(args.mb, args.index)
+    print(json.dumps({name: cpu_seconds(*cut) for name, cut in found.items()}))
+    return 0
+
+
+def against(args: argparse.Namespace, base: Path) -> int:
+    command = [sys.executable, __file__, "--child", "--mb", str(args.mb)]
+    command += ["--index", str(args.index.resolve())] if args.index else []
+    runs: dict[str, list[dict[str, float]]] = {"base": [], "this": []}
+    for _ in range(3):
+        for who, path in (("base", base), ("this", ROOT)):
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(path), os.environ.get("PYTHONPATH", "")]))
+            out = subprocess.run(command, env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
+            runs[who].append(json.loads(out.strip().splitlines()[-1]))
+    print(f"CPU seconds, median of 3 (base: {base}; this: {ROOT})")
+    for name in runs["this"][0]:
+        old = statistics.median(r[name] for r in runs["base"])
+        new = statistics.median(r[name] for r in runs["this"])
+        print(f"  {name:24} base {old:7.3f}  this {new:7.3f}  this/base {new / old:.3f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--mb", type=float, default=32.0, help="corpus size in MB per cut (default 32)")
+    parser.add_argument("--index", type=Path, help="also time this index's turn texts and cursor states")
+    parser.add_argument("--against", type=Path, help="time this other checkout's code too, in the same run")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not CORPUS.exists():
         print(f"needs {CORPUS}", file=sys.stderr)
         return 2
+    if args.child:
+        return child(args)
+    if args.against:
+        return against(args, args.against.resolve())
     values, lines = load_texts()
     run("string values", _grow(values, args.mb))
     run("raw JSONL lines", _grow(lines, args.mb))
+    run("turn texts (adapters)", _grow(load_turns(), args.mb))
     big = [t for t in values if len(t) >= 1000]
     elapsed, _ = bench_redact(_grow(big, args.mb / 4))
     print(
         f"values of 1000+ chars alone: {sum(map(len, _grow(big, args.mb / 4))) / 1e6 / elapsed:.1f} MB/s redacted"
     )
+    if args.index:
+        texts, states = load_index(args.index)
+        run("index turn texts", texts)
+        print(f"index cursor states: {len(states):,} scrubbed in {cpu_seconds([], states):.2f} CPU s")
     return 0
 
 

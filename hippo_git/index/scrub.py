@@ -60,7 +60,11 @@ class Scrubber:
         if value in self._clean:
             return value
         out = self.redactor.redact(value)
-        if out == value and len(value) <= _MEMO_MAX_CHARS and len(self._clean) < _MEMO_MAX_ENTRIES:
+        if out == value and len(value) <= _MEMO_MAX_CHARS:
+            if len(self._clean) >= _MEMO_MAX_ENTRIES:
+                # Full, mostly of strings seen once (cursor states' ids): start again rather than
+                # stop learning the names and paths of the sources still to come.
+                self._clean.clear()
             self._clean.add(value)
         return out
 
@@ -74,11 +78,22 @@ class Scrubber:
         return value if _ISO_TS.fullmatch(value) else self.small(value)
 
     def state(self, value: Any) -> Any:
-        """Redact every string inside adapter cursor state (keys too), keeping its JSON shape."""
+        """Redact every string inside adapter cursor state (keys too), keeping its JSON shape.
+        Every source's state repeats its keys and most of its names: the memo is looked up here
+        before any call."""
         if isinstance(value, str):
+            if value in self._clean:
+                return value
             return self.small(value) if len(value) <= _MEMO_MAX_CHARS else self.text(value)
         if isinstance(value, dict):
-            return {self.small(str(k)): self.state(v) for k, v in value.items()}
+            clean, small, state = self._clean, self.small, self.state
+            return {
+                (k if type(k) is str and k in clean else small(str(k))): (
+                    v if type(v) is str and v in clean else state(v)
+                )
+                for k, v in value.items()
+            }
         if isinstance(value, list | tuple):
-            return [self.state(v) for v in value]
+            clean, state = self._clean, self.state
+            return [v if type(v) is str and v in clean else state(v) for v in value]
         return value

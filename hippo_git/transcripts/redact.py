@@ -5,11 +5,12 @@
 The formats live in `redact_rules.py`. Ingest runs every string through here, so what runs is
 decided by cheap C-level passes: vendor tokens are looked for only in runs of 20+ token
 characters (found with one `bytes.translate` and `find`), through a dict on their first two
-characters; every other rule runs only when a literal gate of its occurs (`in`), gates nested
-under a rarer character they contain; assignments (`password=`, `"api_key": "..."`, `--token x`)
-are vetted in Python so that code such as `token = get_token()` is left alone. Spans are claimed
-in priority order (a vendor token beats the `password=` around it), never overlap, and the text
-is rebuilt once.
+characters; every other rule runs only when a literal gate of its occurs (looked up as
+`redact_tables.gate_lookup` says: `in` under a rarer character, or a regex per group of gates in
+long text), and when what its matches start with is there; assignments (`password=`,
+`"api_key": "..."`, `--token x`) are vetted in Python so that code such as `token = get_token()`
+is left alone. Spans are claimed in priority order (a vendor token beats the `password=` around
+it), never overlap, and the text is rebuilt once.
 
 Text rendered inside JSON strings is scanned with its escapes blanked (`redact_escapes`):
 vendor tokens, context rules and emails are found in that copy, and an assignment's name is
@@ -41,9 +42,10 @@ _MAX_DOTTED_PREFIX = 26  # `SG.`, `ya29.`, a JWT header (19+ chars), with an esc
 _DISPATCH = tables.tokens()
 _SHAPES = tables.shapes()
 _RULES, _RULE_GATES = tables.rules()
-_CHAR_GATES, _WORD_GATES = tables.gate_tree(_RULE_GATES)
+_gates = tables.gate_lookup(_RULE_GATES)
 # Text with none of these characters can hold only a bare vendor token.
 _SPECIAL = re.compile(r"[^\w.\-]")
+_SPECIAL_ASCII = re.compile(r"[^A-Za-z0-9_.\-]")  # the same in ASCII text, without Unicode lookups
 _AWS_NEAR = re.compile(rules.AWS_SECRET_NEAR)
 _TELEGRAM_ID = re.compile(r"(?<![0-9])[0-9]{6,12}:\Z")
 _NETRC_USER = re.compile(r"(?:login|user)[ \t]+\S+\s+\Z")
@@ -125,16 +127,17 @@ def _match_run(text: str, raw: bytes, start: int, end: int, spans: list[Span]) -
             return max(end, span[1])
     for pos in (start, candidates[-1]) if candidates[-1] > start else (start,):
         for kind, rx, context in _SHAPES.get(end - pos, ()):
-            if (not context or context.search(text[max(0, pos - 80) : pos].lower())) and rx.fullmatch(
-                text, pos, end
-            ):
+            # No context word fits in nothing (`redact_tables.shapes`): a run that starts the text
+            # (a bare UUID as a session id) skips the look back.
+            if context and (not pos or not context.search(text[max(0, pos - 80) : pos].lower())):
+                continue
+            if rx.fullmatch(text, pos, end):
                 _claim(spans, pos, end, kind)
                 return end
     return end
 
 
-def _scan_tokens(text: str, spans: list[Span]) -> None:
-    raw = text.encode("ascii", "replace")  # one byte per character, so offsets agree
+def _scan_tokens(text: str, raw: bytes, spans: list[Span]) -> None:
     mask = raw.translate(_RUN_MASK)
     start = mask.find(_RUN_NEEDLE)
     while start != -1:
@@ -152,24 +155,6 @@ def _scan_tokens(text: str, spans: list[Span]) -> None:
                 if end == -1:
                     return
         start = mask.find(_RUN_NEEDLE, end)
-
-
-def _gates(text: str, low: str) -> int:
-    """The rules whose gates occur in the text, as a bit mask."""
-    hits = 0
-    for char, own, kids in _CHAR_GATES:
-        if char in text:
-            hits |= own
-            for gate, on_low, mask in kids:
-                if gate in (low if on_low else text):
-                    hits |= mask
-    for word, own, kids in _WORD_GATES:
-        if word in low:
-            hits |= own
-            for gate, _, mask in kids:
-                if gate in low:
-                    hits |= mask
-    return hits
 
 
 def _value_ok(value: str, family: str, *, quoted: bool) -> bool:
@@ -249,13 +234,13 @@ def _assignment(text: str, low: str, view: str, m: re.Match[str], family: str, s
 
 def _lower(text: str) -> str:
     """`text` lowercased the way `scan` lowercases it (see there)."""
-    return text.lower() if text.isascii() else text.encode("ascii", "replace").decode("ascii").lower()
+    return text.lower() if text.isascii() else text.encode("ascii", "replace").lower().decode("ascii")
 
 
 def _run_rules(text: str, low: str, view: str, hits: int, spans: list[Span]) -> None:
     """Assignments read the text (see `_assignment`); the anchored rules read `view`."""
     view_low = low if view is text else ""
-    for i, (kind, rx, on_low, groups, assignment) in enumerate(_RULES):
+    for i, (kind, rx, on_low, groups, assignment, lead) in enumerate(_RULES):
         if not hits >> i & 1:
             continue
         if assignment:
@@ -264,6 +249,8 @@ def _run_rules(text: str, low: str, view: str, hits: int, spans: list[Span]) -> 
             continue
         if on_low and not view_low:
             view_low = _lower(view)
+        if lead and lead not in (view_low if on_low else view):
+            continue  # what every match starts with is not there: one `in` instead of a search
         for m in rx.finditer(view_low if on_low else view):
             group = next((g for g in groups if m.group(g) is not None), None)
             vs, ve = m.span(group) if group else m.span()
@@ -304,13 +291,20 @@ def scan(text: str) -> list[Span]:
     if len(text) < 6:
         return spans
     view = blank_escapes(text) if "\\" in text else text
+    raw = b""
     if len(text) >= _MIN_RUN:
-        _scan_tokens(view, spans)
-    if not _SPECIAL.search(text):
+        raw = view.encode("ascii", "replace")  # one byte per character, so offsets agree
+        _scan_tokens(view, raw, spans)
+    if not (_SPECIAL_ASCII if text.isascii() else _SPECIAL).search(text):
         return spans
     # Lowercasing keeps positions when the text is ASCII; otherwise non-ASCII becomes "?" first
     # (a few characters lowercase to two), which no rule that reads `low` looks for.
-    low = text.lower() if text.isascii() else text.encode("ascii", "replace").decode("ascii").lower()
+    if text.isascii():
+        low = text.lower()
+    elif raw and view is text:
+        low = raw.lower().decode("ascii")
+    else:
+        low = _lower(text)
     hits = _gates(text, low)
     if hits:
         _run_rules(text, low, view, hits, spans)

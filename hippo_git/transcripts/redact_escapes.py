@@ -10,22 +10,38 @@ import re
 
 # JSON escapes in a string, blanked to the same length; `\n` keeps a line break for rules that
 # read lines. `\"` and `\\` need nothing: neither character can be part of a secret's word.
-_BLANKED = (("\\n", " \n"), ("\\r", " \r"), ("\\t", "  "), ("\\b", "  "), ("\\f", "  "))
+_BLANKED = (("\\r", " \r"), ("\\t", "  "), ("\\b", "  "), ("\\f", "  "))  # and `\\n`, first
 _UNICODE_ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}")
+# Every escape but the common `\n` and `\"`, each with its backslash: one pass tells which of the
+# replacements below have anything to do (an escaped backslash shows as a pair).
+_RARER = re.compile(r'\\[^n"]')
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 
 
 def blank_escapes(text: str) -> str:
     """`text` with its JSON escape sequences blanked (same length). An escaped backslash (`\\\\n`
     is a backslash and an `n`) is kept, unless the text holds NUL, the placeholder used for it."""
-    pairs = "\\\\" in text and "\x00" not in text
+    rarer = set(_RARER.findall(text))
+    pairs = "\\\\" in rarer
+    if pairs and "\x00" in text:  # no placeholder: pairs are not set apart, which `rarer` assumed
+        return _blank_each(text)
     view = text.replace("\\\\", "\x00\x00") if pairs else text
+    if "\\n" in view:
+        view = view.replace("\\n", " \n")
     for escape, blank in _BLANKED:
-        if escape in view:
+        if escape in rarer:
             view = view.replace(escape, blank)
-    if "\\u" in view:
+    if "\\u" in rarer:
         view = _UNICODE_ESCAPE.sub("      ", view)
     return view.replace("\x00\x00", "\\\\") if pairs else view
+
+
+def _blank_each(text: str) -> str:
+    """Every kind of escape blanked in turn, escaped backslashes not set apart."""
+    for escape, blank in (("\\n", " \n"), *_BLANKED):
+        if escape in text:
+            text = text.replace(escape, blank)
+    return _UNICODE_ESCAPE.sub("      ", text) if "\\u" in text else text
 
 
 def after_escape(raw: bytes, pos: int) -> int:

@@ -204,7 +204,7 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         False,
         r"[A-Za-z0-9_.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}",
     ),  # Entra ID secret (rare gate)
-    ("google_oauth", ("//",), False, r"1//0[A-Za-z0-9_-]{40,}"),  # refresh token
+    ("google_oauth", ("1//0",), False, r"1//0[A-Za-z0-9_-]{40,}"),  # refresh token
     (
         "slack_webhook",
         (".slack.com/",),
@@ -233,7 +233,7 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
     ),  # TrueNAS
     (
         "url_password",
-        ("//",),
+        ("://",),
         False,
         r"://[^\s:@/?#'\"<>]{0,128}:(?P<s>[^\s/?#'\"<>]{1,256})@(?=[A-Za-z0-9_-])",
     ),
@@ -329,8 +329,8 @@ ASSIGN_TAIL = (
     r"(?:\\?\"(?P<v1>(?:[^\"\\\n]|\\[^\"\n])*)\\?\""
     r"|\\?'(?P<v2>(?:[^'\\\n]|\\[^'\n])*)\\?'"
     r"|`(?P<v3>[^`\n]*)`"
-    r"|(?P<uv>[^\s\"'`;,&<>(){}\[\]|](?:[^\s\"'`;,&(){}\[\]]|\([^\s)]*\)|\[[^\s\]]*\]|\{[^\s}]*\})*))"
-)
+    r"|(?P<uv>[^\s\"'`;,&<>(){}\[\]|](?:[^\s\"'`;,&(){}\[\]]+|\([^\s)]*\)|\[[^\s\]]*\]|\{[^\s}]*\})*))"
+)  # a bare value ends the pattern: nothing after it can fail, so `+` inside `*` never backtracks
 
 # --- vetting: what a secret's name may be assigned without it being a secret ---------------------
 

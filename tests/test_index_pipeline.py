@@ -196,7 +196,11 @@ def test_workers_setting_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     (hippo_home() / "config.toml").write_text("[ingest]\nworkers = 3\n")
     cfg = config(repo)
     assert cfg.ingest_workers == 3
-    assert {"key": "ingest.workers", "value": 3, "source": str(hippo_home() / "config.toml")} in cfg.effective()
+    assert {
+        "key": "ingest.workers",
+        "value": 3,
+        "source": str(hippo_home() / "config.toml"),
+    } in cfg.effective()
     monkeypatch.setenv(WORKERS_ENV, "0")
     assert config(repo).ingest_workers == 0
     monkeypatch.setenv(WORKERS_ENV, "many")

@@ -65,7 +65,7 @@ class _Bar:
     "--jobs",
     "-j",
     type=click.IntRange(0, 64),
-    help="Worker processes that parse and redact (default: the ingest.workers setting, \"auto\": "
+    help='Worker processes that parse and redact (default: the ingest.workers setting, "auto": '
     "one per CPU when there is much to read; 0 = none).",
 )
 @json_option

@@ -259,7 +259,9 @@ def _update(
             _delete(conn, sid)
         summary.removed = len(gone)
         cwds = {sid: rows[sid][2] for sid in todo}
-        for n, computed in enumerate(rollup_pool.computed_rows(index, cfg.index_path, cwds, summary.sessions, cfg.ingest_workers), 1):
+        for n, computed in enumerate(
+            rollup_pool.computed_rows(index, cfg.index_path, cwds, summary.sessions, cfg.ingest_workers), 1
+        ):
             touched = rollup_cross.touch(conn, touched, computed.sid)  # before `out` replaces its edits
             out.add(rows[computed.sid], computed)
             if touched is not None:

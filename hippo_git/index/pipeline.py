@@ -2,16 +2,19 @@
 
 Parsing and redaction cost about twice what SQLite spends writing the index, so a large ingest
 hands them to worker processes (`index.workers`: `python -m hippo_git.index.worker`) and writes
-the results in the order the sources were given. Sources go out in small chunks, round-robin,
-at most `AHEAD` chunks per worker at a time, so memory stays flat however large the corpus and
-what is in flight always fits the pipes. A small ingest (an agent hook's one session) reads in
-process: starting workers would cost more than it saves. A worker that dies (killed, out of
-memory) is not fatal: its chunks are prepared in process.
+the results in the order the sources were given. Sources go out in small chunks, at most
+`AHEAD` per worker at a time, each to the least busy worker; replies are read as soon as they
+are ready (between two sources the writer stores), so no worker waits on another's slow chunk,
+memory stays flat however large the corpus, and what is in flight always fits the pipes. A
+small ingest (an agent hook's one session) reads in process: starting workers would cost more
+than it saves. A worker that dies (killed, out of memory) is not fatal: its chunks are prepared
+in process.
 """
 
 from __future__ import annotations
 
 import pickle
+from collections import deque
 from collections.abc import Generator, Sequence
 
 from hippo_git.index.prepare import Prepared, Task, prepare
@@ -22,7 +25,7 @@ from hippo_git.index.workers import PIPE_SAFE_BYTES, Worker, cpu_count
 POOL_MIN_BYTES = 32 * 1024 * 1024
 CHUNK_BYTES = 4 * 1024 * 1024  # of transcript, per chunk
 CHUNK_FILES = 64
-AHEAD = 2
+AHEAD = 4
 CHUNK_PATH_CHARS = PIPE_SAFE_BYTES // AHEAD // 2  # paths are most of a pickled chunk
 
 
@@ -43,25 +46,69 @@ def prepared(tasks: Sequence[Task], sizes: Sequence[int], workers: int) -> Gener
             yield prepare(task, scrub)
         return
     chunks = _chunks(tasks, sizes)
-    pool = [Worker("hippo_git.index.worker") for _ in range(min(workers, len(chunks)))]
+    pool = _Pool([Worker("hippo_git.index.worker") for _ in range(min(workers, len(chunks)))], chunks)
     try:
-        for i in range(min(len(chunks), len(pool) * AHEAD)):
-            _send(pool[i % len(pool)], chunks[i])
         for i, chunk in enumerate(chunks):
-            worker = pool[i % len(pool)]
-            results: list[Prepared] | None = worker.receive()
-            if results is None:  # the worker died: this chunk (and the rest of its share) in process
+            results = pool.take(i)
+            if results is None:  # its worker died: prepared here
                 results = [prepare(task, scrub) for task in chunk]
-            if i + len(pool) * AHEAD < len(chunks):
-                _send(worker, chunks[i + len(pool) * AHEAD])
-            yield from results
+            for item in results:
+                yield item
+                pool.drain()  # between sources: keep every worker busy while this process writes
     finally:
-        for worker in pool:
+        pool.close()
+
+
+class _Pool:
+    """Chunks handed to the least busy worker, at most `AHEAD` each; replies read as soon as they
+    are ready and held until their turn, so a worker never waits on a slow chunk of another's."""
+
+    def __init__(self, workers: list[Worker], chunks: list[list[Task]]) -> None:
+        self.workers, self.chunks = workers, chunks
+        self.queued: list[deque[int]] = [deque() for _ in workers]  # chunk numbers sent, in order
+        self.owner: dict[int, int] = {}
+        self.done: dict[int, list[Prepared] | None] = {}
+        self.sent = 0
+
+    def take(self, i: int) -> list[Prepared] | None:
+        self._fill()
+        while i not in self.done:
+            w = self.owner.get(i)
+            if w is None:  # never sent: no worker left
+                return None
+            self._receive(w)
+        return self.done.pop(i)
+
+    def drain(self) -> None:
+        for w, worker in enumerate(self.workers):
+            if self.queued[w] and worker.ready():
+                self._receive(w)
+        self._fill()
+
+    def _fill(self) -> None:
+        while self.sent < len(self.chunks):
+            live = [
+                w for w, worker in enumerate(self.workers) if worker.alive and len(self.queued[w]) < AHEAD
+            ]
+            if not live:
+                return
+            w = min(live, key=lambda n: len(self.queued[n]))
+            if self.workers[w].send(pickle.dumps(self.chunks[self.sent], protocol=pickle.HIGHEST_PROTOCOL)):
+                self.queued[w].append(self.sent)
+                self.owner[self.sent] = w
+                self.sent += 1
+
+    def _receive(self, w: int) -> None:
+        reply = self.workers[w].receive()
+        if reply is None:  # dead: what it held is prepared here
+            self.done.update((n, None) for n in self.queued[w])
+            self.queued[w].clear()
+        else:
+            self.done[self.queued[w].popleft()] = reply
+
+    def close(self) -> None:
+        for worker in self.workers:
             worker.close()
-
-
-def _send(worker: Worker, chunk: list[Task]) -> None:
-    worker.send(pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _chunks(tasks: Sequence[Task], sizes: Sequence[int]) -> list[list[Task]]:

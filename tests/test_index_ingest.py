@@ -186,6 +186,23 @@ def test_model_runs_are_never_ingested(tmp_path: Path, repo: Path) -> None:
     conn.close()
 
 
+def test_model_runs_reached_through_a_symlinked_folder_are_never_ingested(tmp_path: Path, repo: Path) -> None:
+    home = Path(os.environ["HIPPO_HOME"])
+    write_jsonl(
+        home / "model-runs" / "run-1" / "deep" / "leak.jsonl",
+        claude_lines("s-model", "/m", [("user", "model run")]),
+    )
+    write_jsonl(tmp_path / "real" / "proj" / "ok.jsonl", claude_lines("s-ok", "/m", [("user", "kept")]))
+    (tmp_path / "real" / "runs").symlink_to(home / "model-runs")  # not walked (a folder symlink)
+    (tmp_path / "alias").symlink_to(home / "model-runs" / "run-1")  # a configured root that is one
+    cfg = config(repo, {"claude-code": [tmp_path / "real", tmp_path / "alias"]})
+    summary = ingest(cfg)
+    assert summary.files_read == 1
+    conn = connect(cfg.index_path, readonly=True)
+    assert [r[0] for r in conn.execute("SELECT id FROM sessions")] == ["s-ok"]
+    conn.close()
+
+
 def test_root_and_harness_ingest_one_place(tmp_path: Path, repo: Path) -> None:
     a = write_jsonl(tmp_path / "a" / "s-a.jsonl", claude_lines("s-a", "/w", [("user", "alpha")]))
     write_jsonl(tmp_path / "b" / "s-b.jsonl", claude_lines("s-b", "/w", [("user", "beta")]))

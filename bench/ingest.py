@@ -405,6 +405,9 @@ def main() -> None:
         "bare_fts5_insert": {"seconds": round(bare["seconds"], 2), "mb_per_s": round(bare_rate, 2)},
         "ratio_ingest_to_bare": round(ingest_rate / bare_rate, 3),
         "ratio_index_to_bare": round(index_rate / bare_rate, 3),
+        # Not a measurement: the one writer's CPU time is what no number of workers can hide, so
+        # with a CPU per worker to spare the index ratio would approach bare / writer CPU.
+        "ratio_index_bound_writer_cpu": round(bare["seconds"] / cold["index_cpu_writer_s"], 3),
         # Decoding every line and nothing else: even a free parse, redaction and write would
         # leave ingest at most bare / (decode + bare) of the bare rate.
         "json_decode_only": {

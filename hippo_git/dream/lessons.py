@@ -39,8 +39,8 @@ from hippo_git.dream.runner import CommandModel, Model, ModelRunError, default_m
 from hippo_git.dream.validate import check
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore, now_iso
+from hippo_git.index.rollup_commands import norm_command
 from hippo_git.index.rollup_facts import Command, excerpt
-from hippo_git.index.rollup_parse import norm_command
 from hippo_git.index.rules import meaningful_failure
 from hippo_git.index.sessions import TurnRow, get_turns, session_filters
 

@@ -21,6 +21,7 @@ from operator import attrgetter
 
 from hippo_git.index import rollup_parse as rp
 from hippo_git.index import rules_vocab as v
+from hippo_git.index.rollup_commands import command_categories, git_sub, norm_command
 from hippo_git.index.rollup_facts import (
     Claim,
     Command,
@@ -35,7 +36,6 @@ from hippo_git.index.rollup_facts import (
     epoch,
     excerpt,
 )
-from hippo_git.index.rollup_parse import command_categories, git_sub, norm_command
 from hippo_git.transcripts.model import ANSWER, ERROR, PROMPT, SYSTEM, TOOL_CALL, TOOL_OUTPUT
 
 WAIT_SECONDS = 300  # a gap between turns longer than this is a wait, not work

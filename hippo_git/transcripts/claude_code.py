@@ -17,7 +17,7 @@ from typing import Any
 
 from hippo_git.transcripts import claude_code_blocks as blocks
 from hippo_git.transcripts.base import newest, resume, walk_files
-from hippo_git.transcripts.jsonl import LineReader, SessionAcc, iso_fast, text_of
+from hippo_git.transcripts.jsonl import LineReader, iso_fast, text_of
 from hippo_git.transcripts.model import (
     ANSWER,
     ERROR,
@@ -32,6 +32,7 @@ from hippo_git.transcripts.model import (
     ParseStats,
     SessionInfo,
 )
+from hippo_git.transcripts.session_acc import SessionAcc
 
 HARNESS = "claude-code"
 STATE_VERSION = 1

@@ -20,7 +20,7 @@ from typing import Any
 
 from hippo_git.transcripts import codex_items as items
 from hippo_git.transcripts.base import newest, resume, walk_files
-from hippo_git.transcripts.jsonl import LineReader, SessionAcc, iso_fast, render_fields, text_of
+from hippo_git.transcripts.jsonl import LineReader, iso_fast, render_fields, text_of
 from hippo_git.transcripts.model import (
     ANSWER,
     ERROR,
@@ -34,6 +34,7 @@ from hippo_git.transcripts.model import (
     ParseStats,
     SessionInfo,
 )
+from hippo_git.transcripts.session_acc import SessionAcc
 
 HARNESS = "codex"
 STATE_VERSION = 1

@@ -13,14 +13,14 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from hippo_git.transcripts.jsonl_decode import decode_slow, fast_loads, loads_json, long_numbers
-from hippo_git.transcripts.model import ParsedSession, ParseStats, SessionInfo, Turn
+from hippo_git.transcripts.model import ParseStats
 
 ZSTD_SUFFIXES = (".zst", ".zstd")
 
@@ -288,81 +288,6 @@ def records_after(path: Path, offset: int, stats: ParseStats) -> tuple[list[dict
     reader = LineReader(path, offset, stats)
     records = list(reader)
     return records, reader.offset, offset == 0 or reader.restarted
-
-
-# --- a session under construction, kept across incremental reads -------------------------------------
-
-_INFO_FIELDS = tuple(f.name for f in fields(SessionInfo))
-
-
-@dataclass(slots=True)
-class SessionAcc:
-    """A session an append-only adapter is building; `to_state`/`from_state` carry it in a Cursor."""
-
-    info: SessionInfo
-    seq: int = 0  # the next turn's number
-    title_rank: int = -1  # adapters rank their title sources; a better source replaces a worse one
-    known: bool = False  # read before (restored from cursor state): this read's turns are appended
-    turns: list[Turn] = field(default_factory=list)
-    touched: bool = False  # this read saw a record of this session
-    # Set while the last turn may still grow: Claude Code streams one message over several lines.
-    extend_key: str | None = None
-
-    def add(
-        self,
-        kind: str,
-        text: str,
-        ts: str | None = None,
-        *,
-        tool: str | None = None,
-        is_error: bool = False,
-        paths: tuple[str, ...] = (),
-        edited: bool = False,
-    ) -> None:
-        self.turns.append(Turn(self.seq, kind, text, ts, tool, is_error, paths, edited))
-        self.seq += 1
-        self.touched = True
-        self.extend_key = None
-
-    def extend_last(self, text: str) -> None:
-        """Append text to this read's last turn (only valid while `extend_key` is set)."""
-        last = self.turns[-1]
-        self.turns[-1] = replace(last, text=f"{last.text}\n\n{text}")
-
-    def stamp(self, ts: str | None) -> None:
-        self.touched = True
-        if ts is None:
-            return
-        info = self.info
-        if info.started is None or ts < info.started:
-            info.started = ts
-        if info.ended is None or ts > info.ended:
-            info.ended = ts
-
-    def set_title(self, text: str | None, rank: int, *, replace_equal: bool = True) -> None:
-        if not text or rank < self.title_rank or (rank == self.title_rank and not replace_equal):
-            return
-        title = " ".join(text[:400].split())[:120]
-        if title:
-            self.info.title = title
-            self.title_rank = rank
-
-    def to_state(self) -> dict[str, Any]:
-        info = self.info
-        return {
-            "info": {name: getattr(info, name) for name in _INFO_FIELDS},
-            "seq": self.seq,
-            "rank": self.title_rank,
-        }
-
-    @classmethod
-    def from_state(cls, state: dict[str, Any]) -> SessionAcc:
-        saved = state["info"]
-        info = SessionInfo(**{name: saved.get(name) for name in _INFO_FIELDS})
-        return cls(info, seq=int(state["seq"]), title_rank=int(state["rank"]), known=True)
-
-    def result(self) -> ParsedSession:
-        return ParsedSession(self.info, self.turns, "append" if self.known else "replace")
 
 
 def render_fields(value: Any) -> str:

@@ -113,9 +113,8 @@ def test_workers_build_the_same_index_as_in_process(
 def test_a_dead_worker_is_not_fatal(bulk: Path) -> None:
     files = sorted(bulk.rglob("*.jsonl"))
     tasks = [Task("claude-code", str(p), p.stat().st_size, False, None, False) for p in files]
-    sizes = [p.stat().st_size for p in files]
-    expected = list(pipeline.prepared(tasks, sizes, 0))
-    stream = pipeline.prepared(tasks, sizes, 2)
+    expected = list(pipeline.prepared(tasks, 0))
+    stream = pipeline.prepared(tasks, 2)
     got = [next(stream)]
     victims = workers_of(os.getpid())
     assert len(victims) == 2
@@ -224,6 +223,6 @@ def test_bad_workers_env_is_one_line_error(tmp_path: Path) -> None:
 def test_chunks_stay_small_enough_for_the_pipe() -> None:
     long = "/x" * 2000
     tasks = [Task("claude-code", f"{long}/{n}.jsonl", 10, False, None, False) for n in range(40)]
-    chunks = pipeline._chunks(tasks, [10] * 40)
+    chunks = pipeline._chunks(tasks)
     assert all(sum(len(t.path) for t in c) <= pipeline.CHUNK_PATH_CHARS for c in chunks)
     assert [t for c in chunks for t in c] == tasks

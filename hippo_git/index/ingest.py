@@ -31,7 +31,7 @@ from hippo_git.index.pipeline import prepared, worker_count
 from hippo_git.index.prepare import Prepared, Task
 from hippo_git.index.scrub import Scrubber
 from hippo_git.index.sources import FailedSource, Source, discover_sources, pending_sources
-from hippo_git.index.writer import FtsRows, Signature, flush_fts, source_key, write_source
+from hippo_git.index.writer import FtsRows, Signature, flush_fts, stored, write_source
 from hippo_git.transcripts.registry import get_adapter, harness_names
 
 # Commit at least this often (bytes of transcript read) or this often (seconds), so a killed
@@ -168,21 +168,16 @@ def _run(
     tasks: list[Task] = []
     for src in discover_sources(cfg, root, harness, summary.failed):
         summary.files_seen += 1
-        path = src.path
-        # A stored path equal to the real one is one redaction left as it was: no need to redact it again.
-        row = known.get(path)
-        key = path if row is not None else source_key(scrub, path)
-        row = row if row is not None else known.get(key)
+        key, row = stored(scrub, known, src.path)
         if row is not None and not reread and row[1] == src.size and row[2] == src.mtime_ns:
             summary.files_skipped += 1
             continue
         todo.append((src, key, row is not None))
         cursor = None if reread or row is None else _cursor(conn, row)
-        tasks.append(Task(src.harness, path, src.size, src.is_dir, cursor, row is not None))
-    sizes = [src.size for src, _, _ in todo]
-    total = sum(sizes)
+        tasks.append(Task(src.harness, src.path, src.size, src.is_dir, cursor, row is not None))
+    total = sum(task.size for task in tasks)
     jobs = worker_count(cfg.ingest_workers if workers is None else workers, len(tasks), total)
-    with contextlib.closing(prepared(tasks, sizes, jobs)) as stream:
+    with contextlib.closing(prepared(tasks, jobs)) as stream:
         _write_all(conn, scrub, todo, stream, summary, total, progress)
     for kind, n in scrub.counts.items():
         summary.secrets[kind] = summary.secrets.get(kind, 0) + n

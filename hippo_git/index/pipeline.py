@@ -38,14 +38,14 @@ def worker_count(setting: int | None, tasks: int, total_bytes: int) -> int:
     return min(setting, tasks) if tasks > 1 else 0
 
 
-def prepared(tasks: Sequence[Task], sizes: Sequence[int], workers: int) -> Generator[Prepared, None, None]:
+def prepared(tasks: Sequence[Task], workers: int) -> Generator[Prepared, None, None]:
     """Each task's `Prepared`, in the order of `tasks`."""
     scrub = Scrubber()
     if workers < 1:
         for task in tasks:
             yield prepare(task, scrub)
         return
-    chunks = _chunks(tasks, sizes)
+    chunks = _chunks(tasks)
     pool = _Pool([Worker("hippo_git.index.worker") for _ in range(min(workers, len(chunks)))], chunks)
     try:
         for i, chunk in enumerate(chunks):
@@ -111,17 +111,17 @@ class _Pool:
             worker.close()
 
 
-def _chunks(tasks: Sequence[Task], sizes: Sequence[int]) -> list[list[Task]]:
+def _chunks(tasks: Sequence[Task]) -> list[list[Task]]:
     chunks: list[list[Task]] = []
     chunk: list[Task] = []
     size = chars = 0
-    for task, n in zip(tasks, sizes, strict=True):
-        full = size + n > CHUNK_BYTES or chars + len(task.path) > CHUNK_PATH_CHARS
+    for task in tasks:
+        full = size + task.size > CHUNK_BYTES or chars + len(task.path) > CHUNK_PATH_CHARS
         if chunk and (full or len(chunk) >= CHUNK_FILES):
             chunks.append(chunk)
             chunk, size, chars = [], 0, 0
         chunk.append(task)
-        size += n
+        size += task.size
         chars += len(task.path)
     if chunk:
         chunks.append(chunk)

@@ -91,8 +91,9 @@ def prepare(task: Task, scrub: Scrubber) -> Prepared:
     """Read and redact one source. A broken transcript (or an adapter bug) becomes `error`."""
     scrub.reset({})
     try:
-        cursor, reset, head = plan(task)
-        result: ParseResult = get_adapter(task.harness).parse(Path(task.path), cursor)
+        adapter = get_adapter(task.harness)
+        cursor, reset, head = plan(task, adapter.append_only)
+        result: ParseResult = adapter.parse(Path(task.path), cursor)
         state = scrub.state(result.cursor.state)
         sessions = tuple(_session(scrub, task.harness, parsed) for parsed in result.sessions)
     except Exception as exc:  # a broken transcript (or adapter bug) must not stop the rest
@@ -110,10 +111,11 @@ def prepare(task: Task, scrub: Scrubber) -> Prepared:
     )
 
 
-def plan(task: Task) -> tuple[Cursor, bool, str | None]:
-    """The cursor to read from, whether the source's old turns must go first, and its head hash."""
+def plan(task: Task, append_only: bool) -> tuple[Cursor, bool, str | None]:
+    """The cursor to read from, whether the source's old turns must go first, and its head hash.
+    `append_only`: the adapter reads the source as a file that only grows."""
     path, row = Path(task.path), task.row
-    if task.is_dir or not get_adapter(task.harness).append_only:
+    if task.is_dir or not append_only:
         # Databases and whole-file JSON: the adapter's own state says what changed inside.
         return (Cursor(), False, None) if row is None else (Cursor(row[0], _state(row[1])), False, None)
     size = task.size

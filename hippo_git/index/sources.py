@@ -138,7 +138,7 @@ def pending_sources(cfg: Config) -> tuple[int, int]:
     read. Never writes; an absent index means everything is pending."""
     from hippo_git.index.db import IndexMissingError, connect
     from hippo_git.index.scrub import Scrubber
-    from hippo_git.index.writer import source_key
+    from hippo_git.index.writer import stored
 
     known: dict[str, tuple[int, int]] = {}
     try:
@@ -153,7 +153,7 @@ def pending_sources(cfg: Config) -> tuple[int, int]:
     scrub = Scrubber()
     files = size = 0
     for src in discover_sources(cfg, None, None, []):
-        if known.get(source_key(scrub, src.path)) != (src.size, src.mtime_ns):
+        if stored(scrub, known, src.path)[1] != (src.size, src.mtime_ns):
             files += 1
             size += src.size
     return files, size

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from hippo_git.index.prepare import Prepared, PreparedSession
 from hippo_git.index.scrub import Scrubber
 
 FtsRows = list[tuple[object, ...]]  # (turn id, text) rows for `turns_fts`
+Row = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,17 @@ def source_key(scrub: Scrubber, path: str) -> str:
 
         key += "#" + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return key
+
+
+def stored(scrub: Scrubber, known: Mapping[str, Row], path: str) -> tuple[str, Row | None]:
+    """A transcript's `sources.path` and its row in `known` (rows keyed by that column), if any.
+    A stored path equal to the real one is one that redaction left as it was: it is not redacted
+    again (re-ingest looks up every source on the machine)."""
+    row = known.get(path)
+    if row is not None:
+        return path, row
+    key = source_key(scrub, path)
+    return key, known.get(key)
 
 
 def write_source(

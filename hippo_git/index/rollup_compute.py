@@ -23,12 +23,14 @@ from typing import Any, NamedTuple
 from hippo_git.index import rollup_parse as rp
 from hippo_git.index import rules
 from hippo_git.index.rollup_facts import Command, SessionFacts, epoch
+from hippo_git.index.sessions import TURNS_SELECT
 
 MAX_WAITING = 64  # parents held (with their turns) until their subagents have been read
 
 
 class IndexedTurn(NamedTuple):
-    """One row of the index's turns table, as the rules read it (see `rollup_facts.Turn`)."""
+    """One row of `sessions.TURNS_SELECT`, as the rules read it (see `rollup_facts.Turn`): raw
+    columns, unlike `sessions.TurnRow`, which converts them for display and JSON."""
 
     session_id: str
     seq: int
@@ -45,7 +47,7 @@ class IndexedTurn(NamedTuple):
         return tuple(json.loads(self.paths_json)) if self.paths_json else ()
 
 
-_TURNS = "SELECT session_id, seq, kind, text, ts, tool, is_error, paths_json, edited FROM turns"
+_TURNS = TURNS_SELECT
 _make = IndexedTurn._make
 
 

@@ -52,6 +52,9 @@ class TurnRow:
         return data
 
 
+# A turn as stored: the rollup reads the same columns (into `rollup_compute.IndexedTurn`).
+TURNS_SELECT = "SELECT session_id, seq, kind, text, ts, tool, is_error, paths_json, edited FROM turns"
+
 _SESSION_COLS = (
     "s.id, s.harness, s.cwd, s.title, s.started, s.ended, s.parent_id, s.model, s.git_branch, s.turns"
 )
@@ -148,7 +151,7 @@ def get_turns(
     conn: sqlite3.Connection, session_id: str, seqs: Collection[int] | None = None
 ) -> list[TurnRow]:
     """A session's turns in order (only `seqs` when given)."""
-    sql = "SELECT session_id, seq, kind, text, ts, tool, is_error, paths_json, edited FROM turns WHERE session_id = ?"
+    sql = TURNS_SELECT + " WHERE session_id = ?"
     params: list[Any] = [session_id]
     if seqs is not None:
         wanted = sorted({int(s) for s in seqs})

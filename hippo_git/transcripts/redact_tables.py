@@ -144,36 +144,31 @@ def gate_lookup(
                             found |= mask
             return found
         seen = [-1] * count  # per group, the bits of its literals found (-1: not looked yet)
+
+        def in_group(group: int, bit: int) -> bool:
+            if seen[group] < 0:
+                seen[group] = groups.found(group, low)
+            return bool(seen[group] & bit)
+
         for char, own, grouped in char_grouped:
             if char in low:
                 found |= own
                 for gate, on_low, mask, later, group, bit, exact in grouped:
                     if found & mask == mask and not later:
                         continue
-                    if group >= 0:
-                        if seen[group] < 0:
-                            seen[group] = groups.found(group, low)
-                        if not seen[group] & bit:
-                            continue
+                    if group >= 0 and not in_group(group, bit):
+                        continue
                     if not (group >= 0 and exact) and gate not in (low if on_low else text):
                         continue
                     found |= mask
                     for gate2, on_low2, mask2, group2, bit2, exact2 in later:
-                        if found & mask2 == mask2:
+                        if found & mask2 == mask2 or (group2 >= 0 and not in_group(group2, bit2)):
                             continue
-                        if group2 >= 0:
-                            if seen[group2] < 0:
-                                seen[group2] = groups.found(group2, low)
-                            if not seen[group2] & bit2:
-                                continue
                         if (group2 >= 0 and exact2) or gate2 in (low if on_low2 else text):
                             found |= mask2
         for word, own, word_kids, group, bit, exact in word_grouped:
-            if group >= 0:
-                if seen[group] < 0:
-                    seen[group] = groups.found(group, low)
-                if not seen[group] & bit:
-                    continue
+            if group >= 0 and not in_group(group, bit):
+                continue
             if exact or word in low:
                 found |= own
                 for gate, _, mask, _ in word_kids:

@@ -19,6 +19,8 @@ from hippo_git.errors import ConfigError
 from hippo_git.index import pipeline
 from hippo_git.index.ingest import ingest
 from hippo_git.index.prepare import Task
+from hippo_git.index.scrub import Scrubber
+from hippo_git.index.workers import Worker
 from tests.conftest import corpus, make_repo
 from tests.index_support import config, dump_turns, fts_consistent, hippo_home, make_corpus
 
@@ -226,3 +228,41 @@ def test_chunks_stay_small_enough_for_the_pipe() -> None:
     chunks = pipeline._chunks(tasks)
     assert all(sum(len(t.path) for t in c) <= pipeline.CHUNK_PATH_CHARS for c in chunks)
     assert [t for c in chunks for t in c] == tasks
+
+
+def test_the_writer_prepares_chunks_itself_instead_of_waiting(bulk: Path) -> None:
+    files = sorted(bulk.rglob("*.jsonl"))
+    tasks = [Task("claude-code", str(p), p.stat().st_size, False, None, False) for p in files]
+    chunks = [tasks[n : n + 8] for n in range(0, len(tasks), 8)]
+    expected = [pipeline.prepare(task, Scrubber()) for task in tasks]
+    pool = pipeline._Pool([Worker("hippo_git.index.worker")], chunks, Scrubber())
+    try:
+        got = []
+        for i in range(len(chunks)):
+            results = pool.take(i)
+            assert results is not None
+            got += results
+    finally:
+        pool.close()
+    owners = set(pool.owner.values())
+    # A worker takes a while to start: the first chunks beyond what it was sent are prepared here.
+    assert owners == {-1, 0}
+    assert [(p.offset, p.sessions, p.error) for p in got] == [
+        (p.offset, p.sessions, p.error) for p in expected
+    ]
+
+
+def test_a_reply_that_does_not_unpickle_closes_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "garbled_worker.py").write_text(
+        "import sys\n"
+        "sys.stdin.buffer.read(1)\n"
+        "sys.stdout.buffer.write((7).to_bytes(8, 'big') + b'X\\x01\\x00\\x00\\x00\\xbd.')\n"
+        "sys.stdout.buffer.flush()\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    worker = Worker("garbled_worker")
+    assert worker.send(b"x")
+    assert worker.receive() is None
+    assert not worker.alive

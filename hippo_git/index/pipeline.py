@@ -5,11 +5,11 @@ hands them to worker processes (`index.workers`: `python -m hippo_git.index.work
 the results in the order the sources were given. Sources go out in small chunks, at most
 `AHEAD` per worker at a time, each to the least busy worker; replies are read as soon as they
 are ready (between two sources the writer stores), so no worker waits on another's slow chunk,
-memory stays flat however large the corpus, and what is in flight always fits the pipes. A
-small ingest (an agent hook's one session) reads in process: starting workers would cost more
-than it saves. A worker that dies (killed, out of memory) is not fatal: its chunks are prepared
-in process.
-"""
+memory stays flat however large the corpus, and what is in flight always fits the pipes. When
+the next chunk to write is not ready, the writer prepares the next unsent chunk itself instead
+of waiting: no CPU sits idle, and its own share skips the pickling. A small ingest (an agent
+hook's one session) reads in process: starting workers would cost more than it saves. A worker
+that dies (killed, out of memory) is not fatal: its chunks are prepared in process."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from collections.abc import Generator, Sequence
 
 from hippo_git.index.prepare import Prepared, Task, prepare
 from hippo_git.index.scrub import Scrubber
-from hippo_git.index.workers import PIPE_SAFE_BYTES, Worker, cpu_count
+from hippo_git.index.workers import PIPE_SAFE_BYTES, Worker, cpu_count, wait_any
 
 # Below this much to read, worker start-up (≈ 0.2 s each) costs more than it saves.
 POOL_MIN_BYTES = 32 * 1024 * 1024
@@ -46,7 +46,7 @@ def prepared(tasks: Sequence[Task], workers: int) -> Generator[Prepared, None, N
             yield prepare(task, scrub)
         return
     chunks = _chunks(tasks)
-    pool = _Pool([Worker("hippo_git.index.worker") for _ in range(min(workers, len(chunks)))], chunks)
+    pool = _Pool([Worker("hippo_git.index.worker") for _ in range(min(workers, len(chunks)))], chunks, scrub)
     try:
         for i, chunk in enumerate(chunks):
             results = pool.take(i)
@@ -63,20 +63,34 @@ class _Pool:
     """Chunks handed to the least busy worker, at most `AHEAD` each; replies read as soon as they
     are ready and held until their turn, so a worker never waits on a slow chunk of another's."""
 
-    def __init__(self, workers: list[Worker], chunks: list[list[Task]]) -> None:
-        self.workers, self.chunks = workers, chunks
+    def __init__(self, workers: list[Worker], chunks: list[list[Task]], scrub: Scrubber) -> None:
+        self.workers, self.chunks, self.scrub = workers, chunks, scrub
         self.queued: list[deque[int]] = [deque() for _ in workers]  # chunk numbers sent, in order
         self.owner: dict[int, int] = {}
         self.done: dict[int, list[Prepared] | None] = {}
         self.sent = 0
 
     def take(self, i: int) -> list[Prepared] | None:
+        """Chunk `i`'s results (None: its worker died). Until they are in, replies are read from
+        whichever worker answers first (one with a reply larger than its pipe would otherwise sit
+        idle), and when none has, this process prepares the next chunk not sent yet rather than
+        wait: the writer is then never idle, and what it prepares skips the pickling."""
         self._fill()
         while i not in self.done:
-            w = self.owner.get(i)
-            if w is None:  # never sent: no worker left
+            if i not in self.owner:  # never sent: no worker left
                 return None
-            self._receive(w)
+            busy = [w for w, queued in enumerate(self.queued) if queued]
+            ready = [w for w in busy if self.workers[w].ready()]
+            if not ready and self.sent < len(self.chunks):
+                n = self.sent
+                self.owner[n], self.sent = -1, n + 1
+                self.done[n] = [prepare(task, self.scrub) for task in self.chunks[n]]
+                continue
+            if not busy:  # nothing out and nothing left to send: chunk `i` was lost with its worker
+                return None
+            for w in ready or [busy[k] for k in wait_any([self.workers[w] for w in busy])]:
+                self._receive(w)
+            self._fill()
         return self.done.pop(i)
 
     def drain(self) -> None:

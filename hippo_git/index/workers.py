@@ -87,9 +87,13 @@ class Worker:
         try:
             size = int.from_bytes(self._read(8), "big")
             return pickle.loads(self._read(size))
-        except (OSError, EOFError, pickle.UnpicklingError):
+        except Exception:  # a reply that does not unpickle, whatever the error: a broken worker
             self.close()
             return None
+
+    def fileno(self) -> int:
+        """The reply pipe's descriptor, for `select` over several workers (`ready_among`)."""
+        return self._fd
 
     @property
     def _fd(self) -> int:
@@ -122,6 +126,16 @@ class Worker:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def wait_any(workers: list[Worker]) -> list[int]:
+    """Block until at least one of `workers` has a reply arriving (or has gone); their indexes."""
+    gone = [i for i, w in enumerate(workers) if not w.alive]
+    if gone:
+        return gone
+    fds = {w.fileno(): i for i, w in enumerate(workers)}
+    readable, _, _ = select.select(list(fds), [], [])
+    return [fds[fd] for fd in readable]
 
 
 def serve(handle: Callable[[Any], Any]) -> None:

@@ -108,7 +108,7 @@ def test_iso_text_rejects_what_is_no_time(value: Any, want: str | None) -> None:
 
 
 def rec(n: int) -> dict[str, Any]:
-    return {"n": n, "digits": 10**20 + n}  # 21 digits: the standard library's reading
+    return {"n": n, "digits": 10**20 + n}  # beyond 64 bits: must come back an exact int
 
 
 def test_line_reader_reads_on_from_its_offset(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
+import msgspec
 
 from hippo_git.index.scrub import Scrubber
 from hippo_git.transcripts.model import (
@@ -207,10 +207,11 @@ def _md_paths(text: str) -> list[str]:
 
 
 def _dumps(value: Any) -> str:
-    """Compact JSON; the standard library for what orjson refuses (huge ints, odd keys)."""
+    """Compact JSON, non-ASCII as it is; the standard library for what msgspec refuses (keys
+    that are not str or numbers, subclasses of str or int, lone surrogates: a ValueError)."""
     try:
-        return orjson.dumps(value).decode()
-    except TypeError:
+        return msgspec.json.encode(value).decode()
+    except (TypeError, ValueError):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -3,7 +3,7 @@
 Every JSONL adapter reads through `LineReader`, which yields plain dicts and tracks the byte
 offset just past the last complete line, so a growing file can be read again from there.
 
-Lines are decoded by `jsonl_decode` (`orjson` when installed, with the standard library behind it).
+Lines are decoded by `jsonl_decode` (`msgspec`, with the standard library behind it).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from hippo_git.transcripts.jsonl_decode import decode_slow, fast_loads, loads_json, long_numbers
+from hippo_git.transcripts.jsonl_decode import FAST_REJECTS, decode_slow, fast_loads, loads_json
 from hippo_git.transcripts.model import ParseStats
 
 ZSTD_SUFFIXES = (".zst", ".zstd")
@@ -41,10 +41,7 @@ class LineReader:
         pos = self.offset - base
         end = len(data)
         stats = self.stats
-        loads = fast_loads
-        # Where runs of 19+ digits start (they cannot span lines): those lines take the slow path.
-        long_at = long_numbers(data) if loads is not None else []
-        nxt = long_at.pop() if long_at else end
+        loads, rejects = fast_loads, FAST_REJECTS
         while pos < end:
             nl = data.find(b"\n", pos)
             if nl == -1:
@@ -57,24 +54,20 @@ class LineReader:
                     self.offset = base + end
                     yield from records
                 return
-            while nxt < pos:
-                nxt = long_at.pop() if long_at else end
             line = data[pos:nl]
-            long_number = nxt < nl
             pos = nl + 1
             self.offset = base + pos
-            if loads is not None and not long_number:
-                try:
-                    obj = loads(line)
-                except ValueError:
-                    pass
+            try:
+                obj = loads(line)
+            except rejects:
+                pass
+            else:
+                stats.records += 1
+                if isinstance(obj, dict):
+                    yield obj
                 else:
-                    stats.records += 1
-                    if isinstance(obj, dict):
-                        yield obj
-                    else:
-                        stats.unknown += 1
-                    continue
+                    stats.unknown += 1
+                continue
             if line.strip():
                 yield from decode_slow(line, stats, count_torn=True)
 

@@ -1,65 +1,56 @@
-"""Decoding one JSON line of a transcript: `orjson` when it is installed, the standard library
-for whatever it rejects, and recovery of `}{`-concatenated objects. Used by `jsonl.LineReader`.
+"""Decoding one JSON line of a transcript: `msgspec` first, the standard library for whatever it
+rejects, and recovery of `}{`-concatenated objects. Used by `jsonl.LineReader`.
 
-`orjson` is three times faster than `json` on transcripts, and ingest is mostly decoding. A line
-it rejects goes through the standard library exactly as before (invalid UTF-8 replaced, `NaN`,
-lone surrogates, `}{` recovery), and so does a line with 19 digits in a row, since `orjson` reads
-an integer beyond 64 bits as a float: both paths yield the same records. `LineReader` calls
-`fast_loads` inline, keeping a function call off its per-line loop.
+`msgspec` is several times faster than `json` on transcripts, and ingest is mostly decoding. It
+gives the standard library's values (integers of any size exactly, floats correctly rounded,
+a repeated key's last value) and rejects what only the standard library reads: `NaN`, `Infinity`,
+numbers out of a float's range, lone surrogate escapes, invalid UTF-8. A line it rejects goes
+through the standard library exactly as before (invalid UTF-8 replaced, `}{` recovery), so both
+paths yield the same records. `LineReader` calls `fast_loads` inline, keeping a function call off
+its per-line loop.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import msgspec
 
 from hippo_git.transcripts.model import ParseStats
 
 _DECODER = json.JSONDecoder()
-# Digits mapped to "9", everything else to " ": a run of 19 of them may be an integer orjson
-# would read as a float (its range is -2**63+1 .. 2**64-1).
-_DIGIT_MASK = bytes(0x39 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
-_LONG_NUMBER = b"9" * 19
-_LONG_NUMBER_TEXT = re.compile("[0-9]{19}")
-fast_loads: Callable[[bytes | str], Any] | None
-try:
-    from orjson import loads as _orjson_loads
-except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib path is complete
-    fast_loads = None
-else:
-    fast_loads = _orjson_loads
-
-
-def long_numbers(data: bytes) -> list[int]:
-    """Where the runs of 19+ digits in `data` start, last first."""
-    mask = data.translate(_DIGIT_MASK)
-    found: list[int] = []
-    at = mask.find(_LONG_NUMBER)
-    while at != -1:
-        found.append(at)
-        at = mask.find(b" ", at)
-        at = -1 if at == -1 else mask.find(_LONG_NUMBER, at)
-    found.reverse()
-    return found
+fast_loads: Callable[[bytes | str], Any] = msgspec.json.Decoder().decode
+# What `fast_loads` raises for a text it does not read: `msgspec.DecodeError` is a ValueError, and
+# so is the UnicodeEncodeError of a `str` holding a lone surrogate. Nesting deeper than the
+# recursion limit raises RecursionError, which the standard library then meets too.
+FAST_REJECTS = (ValueError, RecursionError)
 
 
 def loads_json(text: str) -> Any:
-    """`json.loads(text)`, through `orjson` when it is installed and accepts the text (same value)."""
-    if fast_loads is not None and not _LONG_NUMBER_TEXT.search(text):
-        try:
-            return fast_loads(text)
-        except ValueError:
-            pass
-    return json.loads(text)
+    """`json.loads(text)`, through `msgspec` when it accepts the text (same value); a text nested
+    too deeply to read raises ValueError, like any other text that does not parse."""
+    try:
+        return fast_loads(text)
+    except FAST_REJECTS:
+        pass
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply") from exc
 
 
 def decode_slow(line: bytes, stats: ParseStats, *, count_torn: bool) -> Iterator[dict[str, Any]]:
-    """The standard library's reading of a line (what `orjson` rejects, or all lines without it)."""
+    """The standard library's reading of a line (what `msgspec` rejects)."""
     text = line.decode("utf-8", errors="replace").strip()
     try:
         obj = json.loads(text)
+    except RecursionError:
+        # Nested too deeply to read: skipped like a torn line rather than failing the whole file.
+        if count_torn:
+            stats.torn += 1
+        return
     except ValueError:
         yield from _split_concatenated(text, stats, count_torn=count_torn)
         return

@@ -8,6 +8,7 @@ log's own `state()` (info, turn counter, open tool calls, adapter extras) rides 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterator
@@ -81,6 +82,13 @@ def newest(ids: dict[str, str], most: int) -> dict[str, str]:
     if len(ids) <= most:
         return ids
     return dict(list(ids.items())[-most // 2 :])
+
+
+def digest(key: str) -> str:
+    """16 hex characters standing for `key` in a cursor. Cursor state passes the redactor on every
+    write, and each unique id of 20+ characters costs it a token scan; a hex digest is too short
+    for one and holds no rule's gate, so the redactor reads it (it still does) at little cost."""
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 # --- message content ----------------------------------------------------------------------------------

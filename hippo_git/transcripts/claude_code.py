@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from hippo_git.transcripts import claude_code_blocks as blocks
-from hippo_git.transcripts.base import newest, resume, walk_files
+from hippo_git.transcripts.base import digest, newest, resume, walk_files
 from hippo_git.transcripts.jsonl import LineReader, iso_fast, text_of
 from hippo_git.transcripts.model import (
     ANSWER,
@@ -40,7 +41,7 @@ STATE_VERSION = 1
 RANK_PROMPT, RANK_SLUG, RANK_SUMMARY, RANK_META, RANK_AI, RANK_CUSTOM = range(6)
 _MAX_TOOL_IDS = 512
 # Resuming a session can write its last lines again (same uuid and time). A read remembers every
-# line it saw; the cursor keeps only the last few, which is where a resume repeats lines.
+# line it saw; the cursor keeps digests of only the last few, which is where a resume repeats lines.
 _RECENT_UUIDS = 16
 # A conversation line's handler gets the session it belongs to (None: route it) and its time.
 _TurnHandler = Callable[[dict[str, Any], SessionAcc | None, str | None], None]
@@ -97,13 +98,17 @@ class _FileParse:
         self.subs = {key: SessionAcc.from_state(sub) for key, sub in state.get("subs", {}).items()}
         self.side: dict[str, str] = dict(state.get("side", {}))
         self.tools: dict[str, str] = dict(state.get("tools", {}))
-        self.recent: dict[str, None] = dict.fromkeys(state.get("recent", ()))
+        self.recent: dict[str, None] = {}  # this read's lines, as "<uuid> <time>"
+        # Earlier reads' last lines as `digest`s, kept as one string (the redactor's cheapest
+        # shape: no word of 20 characters, no gate); a cursor from before digests kept the keys.
+        self.seen: list[str] = [*state.get("seen", "").split(), *map(digest, state.get("recent", ()))]
         self.fresh = not state
         if self.fresh and self.agent_file:
             self._read_meta()
 
     def _state(self) -> dict[str, Any]:
         self.tools = newest(self.tools, _MAX_TOOL_IDS)
+        mine = list(islice(reversed(self.recent), _RECENT_UUIDS))[::-1]
         return {
             "v": STATE_VERSION,
             "sid": self.sid,
@@ -111,7 +116,7 @@ class _FileParse:
             "subs": {key: acc.to_state() for key, acc in self.subs.items()},
             "side": self.side,
             "tools": self.tools,
-            "recent": list(self.recent)[-_RECENT_UUIDS:],
+            "seen": " ".join((self.seen + [digest(key) for key in mine])[-_RECENT_UUIDS:]),
             "agent_type": self.agent_type,
         }
 
@@ -136,6 +141,7 @@ class _FileParse:
     def run(self) -> ParseResult:
         reader = LineReader(self.source, self.offset, self.stats)
         turn_handlers, handlers, stats, recent = self.turn_handlers, self.handlers, self.stats, self.recent
+        seen = frozenset(self.seen)  # empty unless resuming: only then is a line's key digested
         for rec in reader:
             if self.sid is None:
                 sid = rec.get("sessionId")
@@ -151,7 +157,7 @@ class _FileParse:
                 uuid = rec.get("uuid")
                 if isinstance(uuid, str) and ts is not None:
                     key = f"{uuid} {ts}"
-                    if key in recent:
+                    if key in recent or (seen and digest(key) in seen):
                         stats.duplicates += 1
                         continue
                     recent[key] = None

@@ -31,7 +31,7 @@ from hippo_git.index.pipeline import prepared, worker_count
 from hippo_git.index.prepare import Prepared, Task
 from hippo_git.index.scrub import Scrubber
 from hippo_git.index.sources import FailedSource, Source, discover_sources, pending_sources
-from hippo_git.index.writer import FtsRows, Signature, flush_fts, stored, write_source
+from hippo_git.index.writer import FtsRanges, Signature, flush_fts, stored, write_source
 from hippo_git.transcripts.registry import get_adapter, harness_names
 
 # Commit at least this often (bytes of transcript read) or this often (seconds), so a killed
@@ -206,7 +206,7 @@ def _write_all(
     batch_bytes, batch_start = 0, time.monotonic()
     batch: list[tuple[Source, str, bool, Prepared]] = []  # written since BEGIN
     part, mark = IngestSummary(), scrub.mark()  # the batch's share of the summary, until COMMIT
-    pending: FtsRows = []  # the batch's full-text rows, written before COMMIT
+    pending: FtsRanges = []  # the batch's turns whose full-text rows are written before COMMIT
     conn.execute("BEGIN IMMEDIATE")
     try:
         for n, ((src, key, known), prep) in enumerate(zip(todo, stream, strict=True), 1):
@@ -263,7 +263,7 @@ def _store(
     prep: Prepared,
     summary: IngestSummary,
     *,
-    pending: FtsRows | None,
+    pending: FtsRanges | None,
 ) -> bool:
     """Write one prepared source; a failure is reported, never fatal. Given `pending` (the batch's
     held-back full-text rows), a write that fails midway returns False, leaving the caller to undo

@@ -10,7 +10,8 @@ the transaction commits: FTS5 writes its pending terms out as a new segment at e
 and the next source's `INSERT … RETURNING` upsert does the same, so writing them per session
 made a small segment per source, then merged (a third of the write time). Held-back rows are
 written before any turn is deleted, since the delete trigger removes a turn's terms from the
-full-text index.
+full-text index. They are held as ranges of turn ids and copied from `turns` by SQLite: no Python
+row per turn, and the texts are not bound a second time.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 from hippo_git.index.prepare import Prepared, PreparedSession
 from hippo_git.index.scrub import Scrubber
 
-FtsRows = list[tuple[object, ...]]  # (turn id, text) rows for `turns_fts`
+FtsRanges = list[list[int]]  # [first, last] turn ids whose `turns_fts` rows are held back
 Row = tuple[Any, ...]
 
 
@@ -43,21 +44,23 @@ class WriteStats:
     sessions: set[str] = field(default_factory=set)
 
 
+# `turns` is the final count for a new source; for another it is recounted once its turns are in.
 _UPSERT_SOURCE = """
-INSERT INTO sources(path, harness, size, mtime_ns, head_hash, offset, state_json, ingested_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+INSERT INTO sources(path, harness, size, mtime_ns, head_hash, offset, state_json, turns, ingested_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 ON CONFLICT(path) DO UPDATE SET
     harness = excluded.harness, size = excluded.size, mtime_ns = excluded.mtime_ns,
     head_hash = excluded.head_hash, offset = excluded.offset, state_json = excluded.state_json,
-    ingested_at = excluded.ingested_at
+    turns = excluded.turns, ingested_at = excluded.ingested_at
 RETURNING id
 """
 
-# A whole re-read states the session afresh; an appended part widens its time span.
+# A whole re-read states the session afresh; an appended part widens its time span. `turns` is
+# the count of a session the index did not hold (an insert); one it held is recounted after.
 _UPSERT_SESSION_REPLACE = """
 INSERT INTO sessions(id, harness, cwd, title, started, ended, parent_id, model, git_branch, source_id,
-                     updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                     turns, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 ON CONFLICT(id) DO UPDATE SET
     harness = excluded.harness, cwd = coalesce(excluded.cwd, cwd), title = coalesce(excluded.title, title),
     started = coalesce(excluded.started, started), ended = coalesce(excluded.ended, ended),
@@ -67,8 +70,8 @@ ON CONFLICT(id) DO UPDATE SET
 """
 _UPSERT_SESSION_APPEND = """
 INSERT INTO sessions(id, harness, cwd, title, started, ended, parent_id, model, git_branch, source_id,
-                     updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+                     turns, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 ON CONFLICT(id) DO UPDATE SET
     cwd = coalesce(excluded.cwd, cwd), title = coalesce(excluded.title, title),
     started = coalesce(min(started, excluded.started), started, excluded.started),
@@ -81,7 +84,7 @@ _INSERT_TURN = """
 INSERT INTO turns(id, session_id, source_id, seq, kind, text, ts, tool, is_error, paths_json, edited)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
-_INSERT_FTS = "INSERT INTO turns_fts(rowid, text) VALUES (?, ?)"
+_COPY_FTS = "INSERT INTO turns_fts(rowid, text) SELECT id, text FROM turns WHERE id BETWEEN ? AND ?"
 _UPSERT_PATH = """
 INSERT INTO session_paths(session_id, path, edited) VALUES (?, ?, ?)
 ON CONFLICT(session_id, path) DO UPDATE SET edited = max(edited, excluded.edited)
@@ -119,16 +122,16 @@ def write_source(
     sig: Signature,
     prepared: Prepared,
     new: bool = False,
-    pending: FtsRows | None = None,
+    pending: FtsRanges | None = None,
 ) -> WriteStats:
     """Store one prepared source. `prepared.reset`: the source was re-read whole, so its old turns
     go first. `new`: the index has never seen this source (nothing of it to replace or recount).
     `pending`: hold the full-text rows back there (see the module note) instead of writing them now."""
     stats = WriteStats()
-    (source_id,) = conn.execute(
-        _UPSERT_SOURCE,
-        (key, harness, sig.size, sig.mtime_ns, prepared.head_hash, prepared.offset, prepared.state_json),
-    ).fetchone()
+    sessions = prepared.sessions
+    count = sum(len(parsed.rows) for parsed in sessions) if new else 0
+    row = (key, harness, sig.size, sig.mtime_ns, prepared.head_hash, prepared.offset, prepared.state_json)
+    (source_id,) = conn.execute(_UPSERT_SOURCE, (*row, count)).fetchone()
     orphans: set[str] = set()
     if prepared.reset:
         flush_fts(conn, pending)
@@ -138,10 +141,10 @@ def write_source(
         }
         stats.turns_removed += conn.execute("DELETE FROM turns WHERE source_id = ?", (source_id,)).rowcount
         orphans |= {r[0] for r in conn.execute("SELECT id FROM sessions WHERE source_id = ?", (source_id,))}
-    # Ids are handed out here (one writer holds the ingest lock) so each session's FTS rows are
-    # written in one executemany without reading the turns back.
+    # Ids are handed out here (one writer holds the ingest lock) so each session's full-text rows
+    # are known by their id range.
     ids = _Ids(conn.execute("SELECT coalesce(max(id), 0) FROM turns").fetchone()[0])
-    for parsed in prepared.sessions:
+    for parsed in sessions:
         sid = _write_session(conn, source_id, parsed, stats, ids, pending)
         orphans.discard(sid)
     for sid in orphans:
@@ -151,18 +154,16 @@ def write_source(
             conn.execute("DELETE FROM sessions WHERE id = ?", (sid,))
         else:
             conn.execute("UPDATE sessions SET turns = ? WHERE id = ?", (left, sid))
-    if new:
-        count = stats.turns_added
-    else:
+    if not new:
         count = conn.execute("SELECT count(*) FROM turns WHERE source_id = ?", (source_id,)).fetchone()[0]
-    conn.execute("UPDATE sources SET turns = ? WHERE id = ?", (count, source_id))
+        conn.execute("UPDATE sources SET turns = ? WHERE id = ?", (count, source_id))
     return stats
 
 
-def flush_fts(conn: sqlite3.Connection, pending: FtsRows | None) -> None:
+def flush_fts(conn: sqlite3.Connection, pending: FtsRanges | None) -> None:
     """Write the held-back full-text rows (and forget them)."""
     if pending:
-        conn.executemany(_INSERT_FTS, pending)
+        conn.executemany(_COPY_FTS, pending)
         pending.clear()
 
 
@@ -177,7 +178,7 @@ def _write_session(
     parsed: PreparedSession,
     stats: WriteStats,
     ids: _Ids,
-    pending: FtsRows | None,
+    pending: FtsRanges | None,
 ) -> str:
     sid, harness = parsed.sid, parsed.harness
     owner = conn.execute("SELECT harness FROM sessions WHERE id = ?", (sid,)).fetchone()
@@ -185,12 +186,13 @@ def _write_session(
         # Another harness already uses this id (fixtures reuse ids): qualify ours, never merge them.
         sid = f"{harness}:{sid}"
         owner = conn.execute("SELECT harness FROM sessions WHERE id = ?", (sid,)).fetchone()
-    fresh = owner is None  # a session the index does not hold yet: nothing to replace
+    fresh = owner is None  # a session the index does not hold yet: nothing to replace or recount
     append = parsed.append
-    conn.execute(
-        _UPSERT_SESSION_APPEND if append else _UPSERT_SESSION_REPLACE, (sid, harness, *parsed.meta, source_id)
-    )
     rows = parsed.rows
+    conn.execute(
+        _UPSERT_SESSION_APPEND if append else _UPSERT_SESSION_REPLACE,
+        (sid, harness, *parsed.meta, source_id, len(rows) if fresh else 0),
+    )
     if not fresh:
         flush_fts(conn, pending)
         _clear(conn, sid, source_id, [r[0] for r in rows], append, stats)
@@ -198,11 +200,12 @@ def _write_session(
         first = ids.last + 1
         ids.last += len(rows)
         conn.executemany(_INSERT_TURN, [(n, sid, source_id, *row) for n, row in enumerate(rows, first)])
-        fts = [(n, row[2]) for n, row in enumerate(rows, first)]
         if pending is None:
-            conn.executemany(_INSERT_FTS, fts)
+            conn.execute(_COPY_FTS, (first, ids.last))
+        elif pending and pending[-1][1] + 1 == first:
+            pending[-1][1] = ids.last
         else:
-            pending += fts
+            pending.append([first, ids.last])
         stats.turns_added += len(rows)
     paths = parsed.paths
     if not fresh and not append:
@@ -211,9 +214,7 @@ def _write_session(
         conn.executemany(_UPSERT_PATH, [(sid, p, e) for p, e in paths.items()])
     if parsed.mentions:
         conn.executemany(_INSERT_MENTION, [(sid, t, k) for t, k in parsed.mentions])
-    if fresh:
-        conn.execute("UPDATE sessions SET turns = ? WHERE id = ?", (len(rows), sid))
-    else:
+    if not fresh:
         conn.execute(
             "UPDATE sessions SET turns = (SELECT count(*) FROM turns WHERE session_id = ?1) WHERE id = ?1",
             (sid,),

@@ -14,6 +14,7 @@ that dies (killed, out of memory) is not fatal: its chunks are prepared in proce
 from __future__ import annotations
 
 import pickle
+import threading
 from collections import deque
 from collections.abc import Generator, Sequence
 
@@ -46,7 +47,12 @@ def prepared(tasks: Sequence[Task], workers: int) -> Generator[Prepared, None, N
             yield prepare(task, scrub)
         return
     chunks = _chunks(tasks)
-    pool = _Pool([Worker("hippo_git.index.worker") for _ in range(min(workers, len(chunks)))], chunks, scrub)
+    arrived = threading.Condition()  # shared, so the writer can wait for whichever worker answers
+    pool = _Pool(
+        [Worker("hippo_git.index.worker", arrived=arrived) for _ in range(min(workers, len(chunks)))],
+        chunks,
+        scrub,
+    )
     try:
         for i, chunk in enumerate(chunks):
             results = pool.take(i)

@@ -4,10 +4,10 @@ Plain subprocesses rather than `multiprocessing`: a worker starts from a clean i
 open database or lock inherited, no re-import of the caller's main script), ignores Ctrl-C (its
 parent stops it) and leaves at the end of its input, so a killed parent leaves no process behind.
 Requests are pickles on the worker's stdin; each reply is an 8-byte length and a pickle on its
-stdout, read unbuffered so `ready` can ask the descriptor. Callers keep what they have sent and
-not yet had answered small (a pipe holds 64 KiB), so a send never waits for a worker that is
-itself waiting to be read. A worker that fails is closed and answers None from then on: callers
-do its share in process.
+stdout, read by a thread as soon as it comes (a worker blocked on a full pipe while its parent
+wrote used to idle for a fifth of an ingest). Callers keep what they have sent and not yet had
+answered small (a pipe holds 64 KiB), so a send never blocks for long. A worker that fails is
+closed and answers None from then on: callers do its share in process.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ import contextlib
 import fcntl
 import os
 import pickle
-import select
 import signal
 import subprocess
 import sys
+import threading
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -38,9 +39,11 @@ def cpu_count() -> int:
 
 
 class Worker:
-    """One worker process running `python -m module *args`."""
+    """One worker process running `python -m module *args`. A thread reads its replies as they
+    come, so a worker never waits on a full pipe while this process is busy (writing, or
+    preparing a chunk itself); workers that share `arrived` can be waited on together."""
 
-    def __init__(self, module: str, *args: str) -> None:
+    def __init__(self, module: str, *args: str, arrived: threading.Condition | None = None) -> None:
         # Only where this hippo_git was imported from (a checkout, or site-packages): the caller's
         # script folder on the path could shadow the standard library in the worker.
         paths = [_PACKAGE_ROOT, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
@@ -52,10 +55,15 @@ class Worker:
             stderr=subprocess.DEVNULL,
             env=env,
         )
-        # A roomy reply pipe lets a worker hand over a finished reply and go on to its next request
-        # while the parent is still busy (Linux; elsewhere the default size is kept).
+        # A roomy pipe lets a worker hand over a reply while the reader thread waits for the GIL
+        # (Linux; elsewhere the default size is kept).
         with contextlib.suppress(AttributeError, OSError):
-            fcntl.fcntl(self._fd, fcntl.F_SETPIPE_SZ, REPLY_PIPE_BYTES)
+            fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, REPLY_PIPE_BYTES)  # type: ignore[union-attr]
+        self.arrived = arrived if arrived is not None else threading.Condition()
+        self._replies: deque[bytes | None] = deque()  # None: the worker's output ended or broke
+        assert self.proc.stdout is not None
+        self._reader = threading.Thread(target=self._read_replies, args=(self.proc.stdout,), daemon=True)
+        self._reader.start()
 
     @property
     def alive(self) -> bool:
@@ -75,67 +83,79 @@ class Worker:
         return True
 
     def ready(self) -> bool:
-        """Whether a reply has begun to arrive (or the worker has gone): `receive` will not wait long."""
-        if self.proc is None:
-            return True
-        return bool(select.select([self._fd], [], [], 0)[0])
+        """Whether a reply is in (or the worker has gone): `receive` will not wait."""
+        return self.proc is None or bool(self._replies)
 
     def receive(self) -> Any:
         """The reply to the oldest request, or None when the worker failed."""
         if self.proc is None:
             return None
+        with self.arrived:
+            while not self._replies:
+                self.arrived.wait()
+            data = self._replies.popleft()
         try:
-            size = int.from_bytes(self._read(8), "big")
-            return pickle.loads(self._read(size))
+            if data is None:
+                raise EOFError
+            return pickle.loads(data)
         except Exception:  # a reply that does not unpickle, whatever the error: a broken worker
             self.close()
             return None
 
-    def fileno(self) -> int:
-        """The reply pipe's descriptor, for `select` over several workers (`ready_among`)."""
-        return self._fd
-
-    @property
-    def _fd(self) -> int:
-        assert self.proc is not None and self.proc.stdout is not None
-        return self.proc.stdout.fileno()
-
-    def _read(self, n: int) -> bytes:
-        # From the descriptor itself, unbuffered: `ready` asks the descriptor.
-        parts = []
-        while n:
-            part = os.read(self._fd, min(n, 1 << 20))
-            if not part:
-                raise EOFError
-            parts.append(part)
-            n -= len(part)
-        return b"".join(parts)
+    def _read_replies(self, stdout: IO[bytes]) -> None:
+        fd = stdout.fileno()
+        try:
+            while True:
+                size = int.from_bytes(_read(fd, 8), "big")
+                data = _read(fd, size)
+                with self.arrived:
+                    self._replies.append(data)
+                    self.arrived.notify_all()
+        except (OSError, EOFError, ValueError):
+            with self.arrived:
+                self._replies.append(None)
+                self.arrived.notify_all()
 
     def close(self) -> None:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        for pipe in (proc.stdin, proc.stdout):
-            try:
-                if pipe is not None:
-                    pipe.close()
-            except OSError:
-                pass
+        # Its input ends first: the worker leaves, its output ends, and the reader thread with it.
+        with contextlib.suppress(OSError):
+            if proc.stdin is not None:
+                proc.stdin.close()
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        self._reader.join()
+        with contextlib.suppress(OSError):
+            if proc.stdout is not None:
+                proc.stdout.close()
+
+
+def _read(fd: int, n: int) -> bytes:
+    parts = []
+    while n:
+        part = os.read(fd, min(n, 1 << 20))
+        if not part:
+            raise EOFError
+        parts.append(part)
+        n -= len(part)
+    return b"".join(parts)
 
 
 def wait_any(workers: list[Worker]) -> list[int]:
-    """Block until at least one of `workers` has a reply arriving (or has gone); their indexes."""
-    gone = [i for i, w in enumerate(workers) if not w.alive]
-    if gone:
-        return gone
-    fds = {w.fileno(): i for i, w in enumerate(workers)}
-    readable, _, _ = select.select(list(fds), [], [])
-    return [fds[fd] for fd in readable]
+    """Block until at least one of `workers` (sharing one `arrived`) has a reply in or has gone;
+    their indexes."""
+    arrived = workers[0].arrived
+    with arrived:
+        while True:
+            ready = [i for i, w in enumerate(workers) if w.ready()]
+            if ready:
+                return ready
+            arrived.wait()
 
 
 def serve(handle: Callable[[Any], Any]) -> None:

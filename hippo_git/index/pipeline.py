@@ -77,10 +77,10 @@ class _Pool:
         self.sent = 0
 
     def take(self, i: int) -> list[Prepared] | None:
-        """Chunk `i`'s results (None: its worker died). Until they are in, replies are read from
-        whichever worker answers first (one with a reply larger than its pipe would otherwise sit
-        idle), and when none has, this process prepares the next chunk not sent yet rather than
-        wait: the writer is then never idle, and what it prepares skips the pickling."""
+        """Chunk `i`'s results (None: its worker died). Until they are in, replies are taken from
+        whichever worker answers first (so a worker done with all it was sent gets more at once),
+        and when none has, this process prepares the next chunk not sent yet rather than wait:
+        the writer is then never idle, and what it prepares skips the pickling."""
         self._fill()
         while i not in self.done:
             if i not in self.owner:  # never sent: no worker left

@@ -47,7 +47,6 @@ class IndexedTurn(NamedTuple):
         return tuple(json.loads(self.paths_json)) if self.paths_json else ()
 
 
-_TURNS = TURNS_SELECT
 _make = IndexedTurn._make
 
 
@@ -64,7 +63,7 @@ def session_turns(
             yield sid, _turns_of(index, sid)
         return
     lo, hi = scan
-    sql, params = _TURNS + " WHERE session_id >= ?", [lo]
+    sql, params = TURNS_SELECT + " WHERE session_id >= ?", [lo]
     if hi is not None:
         sql, params = sql + " AND session_id < ?", [lo, hi]
     # The (session_id, seq) index orders by the bytes of the id's UTF-8, as Python orders strings.
@@ -84,7 +83,7 @@ def session_turns(
 
 
 def _turns_of(index: sqlite3.Connection, sid: str) -> list[IndexedTurn]:
-    return list(map(_make, index.execute(_TURNS + " WHERE session_id = ? ORDER BY seq", (sid,))))
+    return list(map(_make, index.execute(TURNS_SELECT + " WHERE session_id = ? ORDER BY seq", (sid,))))
 
 
 def children(index: sqlite3.Connection, parents: Collection[str], scan: Scan | None) -> dict[str, list[str]]:

@@ -31,8 +31,8 @@ POOL_MIN_SESSIONS = 1000  # below this many to compute, in process (a worker sta
 SCAN_SHARE = 4  # read turns by range scans when at least 1/SCAN_SHARE of the sessions are to compute
 CHUNK_SESSIONS = 200
 CHUNK_CHARS = 12_000  # of ids and folders (twice that at most: a family may go over)
-# A chunk is sent only if it fits the pipe whole: a send never waits for the worker, which may be
-# waiting for this process to read its reply. A larger one is computed here.
+# A chunk is sent only if it fits the pipe whole, so a send never waits on a busy worker. A larger
+# one is computed here.
 AHEAD = 2
 SEND_BYTES = PIPE_SAFE_BYTES // AHEAD
 

@@ -82,8 +82,6 @@ class Scrubber:
         Every source's state repeats its keys and most of its names: the memo is looked up here
         before any call."""
         if isinstance(value, str):
-            if value in self._clean:
-                return value
             return self.small(value) if len(value) <= _MEMO_MAX_CHARS else self.text(value)
         if isinstance(value, dict):
             clean, small, state = self._clean, self.small, self.state

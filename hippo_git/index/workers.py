@@ -94,13 +94,13 @@ class Worker:
             while not self._replies:
                 self.arrived.wait()
             data = self._replies.popleft()
-        try:
-            if data is None:
-                raise EOFError
-            return pickle.loads(data)
-        except Exception:  # a reply that does not unpickle, whatever the error: a broken worker
-            self.close()
-            return None
+        if data is not None:  # None: the output ended or broke
+            try:
+                return pickle.loads(data)
+            except Exception:  # a reply that does not unpickle, whatever the error: a broken worker
+                pass
+        self.close()
+        return None
 
     def _read_replies(self, stdout: IO[bytes]) -> None:
         fd = stdout.fileno()

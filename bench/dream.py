@@ -46,7 +46,7 @@ from hippo_git.dream.records import Proposal, Reviewer  # noqa: E402
 from hippo_git.dream.run import DreamOptions, dream  # noqa: E402
 from hippo_git.dream.runner import InProcessModel  # noqa: E402
 from hippo_git.git.objects import GitStore  # noqa: E402
-from hippo_git.index.ingest import ingest  # noqa: E402
+from hippo_git.signals.refresh import ingest  # noqa: E402
 from tests.scripted_model import GITIGNORE, claude_transcript  # noqa: E402
 
 REVIEWER = Reviewer(persona="core/skeptic", persona_sha256="0" * 64, argv=("scripted",))

@@ -200,14 +200,14 @@ def _rss_kb(pid: int) -> int:
 
 def child_ingest(home: Path, corpus: Path, parts: int) -> dict[str, Any]:
     """`ingest(cfg, records=False)` in its two phases: the index, then the rollup update it ends with."""
-    from hippo_git.index.ingest import ingest
+    from hippo_git.index.ingest import ingest as index_ingest
     from hippo_git.index.pipeline import worker_count
-    from hippo_git.index.rollup import update_rollup
+    from hippo_git.signals.rollup import update_rollup
 
     cfg = _config(home, corpus, parts)
     cpu0 = os.times()
     started = time.perf_counter()
-    summary = ingest(cfg, records=False, rollup=False)
+    summary = index_ingest(cfg, records=False)
     index_seconds = time.perf_counter() - started
     cpu1 = os.times()
     update_rollup(cfg, summary.changed_sessions)

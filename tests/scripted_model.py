@@ -233,7 +233,7 @@ def make_workspace(root: Path, notes: dict[str, str], model: list[str], *, setti
 
 def add_sessions(cfg: Any, folder: Path, sessions: list[tuple[str, str, list[tuple[Any, ...]]]]) -> None:
     """Write Claude Code transcripts run in the workspace and ingest them (real ingest, real index)."""
-    from hippo_git.index.ingest import ingest
+    from hippo_git.signals.refresh import ingest
 
     project = folder / "project"
     project.mkdir(parents=True, exist_ok=True)

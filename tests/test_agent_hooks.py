@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from hippo_git.agents.spec import EVENTS
+from hippo_git.agents.state import heartbeat_dir
 from hippo_git.config import load_config
-from hippo_git.notes.agent_spec import EVENTS
-from hippo_git.notes.agent_state import heartbeat_dir
 from tests.conftest import make_repo, run_cli
 
 STORAGE_NOTE = """---
@@ -261,7 +261,7 @@ def test_hook_path_stays_light(ws: Path, name: str, payload: dict[str, object]) 
         if line.startswith("import time:")
     }
     # importlib.import_module bypasses -X importtime, so look for what agent_hooks imports itself.
-    assert "hippo_git.notes.agent_state" in imported
+    assert "hippo_git.agents.state" in imported
     heavy = sorted(
         m for m in imported if m.split(".")[0] in {"pygit2", "git", "pydantic", "pydantic_core", "mcp"}
     )

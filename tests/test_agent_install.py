@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from hippo_git.agents.install import install_agent, uninstall_agent
+from hippo_git.agents.spec import BLOCK_BEGIN, BLOCK_END, HARNESSES, SPECS
 from hippo_git.config import load_config
 from hippo_git.errors import HippoError
-from hippo_git.notes.agent_install import install_agent, uninstall_agent
-from hippo_git.notes.agent_spec import BLOCK_BEGIN, BLOCK_END, HARNESSES, SPECS
 from tests.conftest import make_repo
 
 CLAUDE_SETTINGS = """{

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hippo_git.index.ingest import ingest
 from hippo_git.index.records import read_records
 from hippo_git.notes.brief import build_brief
 from hippo_git.notes.declared import end_session
+from hippo_git.signals.refresh import ingest
 from tests.conftest import make_repo, run_cli
 from tests.index_support import claude_lines, config, write_jsonl
 

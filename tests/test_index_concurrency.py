@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from hippo_git.index.db import connect
-from hippo_git.index.ingest import ingest
 from hippo_git.index.search import search
 from hippo_git.index.sessions import get_turns, list_sessions
+from hippo_git.signals.refresh import ingest
 from tests.conftest import make_repo
 from tests.index_support import claude_lines, config, dump_turns, fts_consistent, make_corpus, write_jsonl
 

@@ -14,8 +14,8 @@ import pytest
 
 from hippo_git.errors import HippoError, LockedError, UsageError
 from hippo_git.index.db import connect
-from hippo_git.index.ingest import ingest
 from hippo_git.index.lock import IndexLock, is_held, lock_path_for
+from hippo_git.signals.refresh import ingest
 from tests.conftest import corpus, make_repo, run_cli
 from tests.index_support import claude_lines, config, dump_turns, fts_consistent, write_jsonl
 

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 from hippo_git.index.db import connect
-from hippo_git.index.ingest import ingest
 from hippo_git.index.search import search
 from hippo_git.index.sessions import get_turns
+from hippo_git.signals.refresh import ingest
 from tests.conftest import corpus, make_repo
 from tests.index_support import claude_lines, config, write_jsonl
 

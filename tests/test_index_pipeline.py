@@ -100,7 +100,7 @@ def test_workers_build_the_same_index_as_in_process(
     for workers in (0, 2):
         monkeypatch.setenv("HIPPO_HOME", str(tmp_path / f"home-{workers}"))
         cfg = config(repo, roots)
-        summary = ingest(cfg, records=False, rollup=False, workers=workers)
+        summary = ingest(cfg, records=False, workers=workers)
         assert summary.failed == [] and summary.turns_added > 10_000
         results.append((summary.as_dict(), dump_turns(cfg.index_path), dump(cfg.index_path)))
         assert fts_consistent(cfg.index_path)
@@ -154,7 +154,7 @@ def test_a_killed_ingest_leaves_no_worker_and_the_next_run_completes(tmp_path: P
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    finished = ingest(cfg, records=False, rollup=False, workers=2)
+    finished = ingest(cfg, records=False, workers=2)
     assert finished.failed == []
     conn = sqlite3.connect(cfg.index_path)
     assert conn.execute("SELECT count(*) FROM sources").fetchone()[0] == 400

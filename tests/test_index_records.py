@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hippo_git.index.ingest import ingest
 from hippo_git.index.records import (
     read_record,
     read_records,
@@ -17,6 +16,7 @@ from hippo_git.index.records import (
     validate_record,
     write_record_dict,
 )
+from hippo_git.signals.refresh import ingest
 from tests.conftest import git, make_repo
 from tests.index_support import claude_lines, config, write_jsonl
 

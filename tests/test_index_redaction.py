@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from hippo_git.index.db import connect
-from hippo_git.index.ingest import ingest
 from hippo_git.index.scrub import Scrubber
+from hippo_git.signals.refresh import ingest
 from hippo_git.transcripts.jsonl import cap
 from hippo_git.transcripts.redact_rules import KINDS
 from tests.conftest import corpus, make_repo

@@ -11,9 +11,9 @@ import pytest
 from hippo_git.config import Config
 from hippo_git.errors import HippoError, UsageError
 from hippo_git.index.db import IndexMissingError, connect
-from hippo_git.index.ingest import ingest
 from hippo_git.index.search import search, word_queries
 from hippo_git.index.sessions import get_session, get_turns, list_sessions, parse_since, resolve_session_id
+from hippo_git.signals.refresh import ingest
 from tests.conftest import make_repo
 from tests.index_support import claude_lines, config, write_jsonl
 

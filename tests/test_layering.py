@@ -1,4 +1,5 @@
-"""DESIGN §5: imports run one way, cli → team → dream → notes → index → transcripts → git."""
+"""DESIGN §5: imports run one way, cli → web → team → agents → capture → dream → memories → notes →
+signals → index → transcripts → git."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "hippo_git"
-ORDER = ["cli", "team", "dream", "notes", "index", "transcripts", "git"]
+ORDER = [
+    "cli", "web", "team", "agents", "capture", "dream", "memories", "notes", "signals", "index", "transcripts", "git",
+]  # fmt: skip
 SHARED = {"config", "errors", "files", "__init__"}  # serve every package
 ENTRY = {"__main__"}  # `python -m hippo_git` runs the CLI
 GIT_LIBS = {"pygit2", "git"}
@@ -59,7 +62,9 @@ def test_imports_run_one_way() -> None:
 
 def test_every_package_is_in_the_line() -> None:
     packages = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert packages == set(ORDER)
+    # A folder appears when its first module does (DESIGN §5), so the line may name some not yet made.
+    assert packages <= set(ORDER)
+    assert {"cli", "agents", "signals", "index", "git"} <= packages
 
 
 def test_the_check_catches_a_wrong_way_import(tmp_path: Path) -> None:

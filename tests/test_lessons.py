@@ -18,7 +18,7 @@ from hippo_git.dream.lessons import ScanReport, scan
 from hippo_git.dream.lessons_inbox import list_lessons, scanned
 from hippo_git.dream.receipts import receipts_for
 from hippo_git.dream.runner import InProcessModel, heuristic_argv
-from hippo_git.index.ingest import ingest
+from hippo_git.signals.refresh import ingest
 from tests.conftest import git, make_repo
 from tests.dream_git_support import NOTES
 from tests.index_support import set_roots, write_jsonl

@@ -114,7 +114,7 @@ def test_mcp_server_over_stdio(ws: Path) -> None:
 
 def test_tools_never_load_gitpython(ws: Path) -> None:
     script = (
-        "import sys; from pathlib import Path; from hippo_git.notes.mcp_server import Tools, build_server\n"
+        "import sys; from pathlib import Path; from hippo_git.agents.mcp_server import Tools, build_server\n"
         f"t = Tools(Path({str(ws)!r})); build_server(t.start)\n"
         "t.search('checkpoint'); t.notes_search('sqlite'); t.note_get('storage'); t.context('wal'); t.sessions()\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('git', 'pygit2'))\n"

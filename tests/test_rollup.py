@@ -7,8 +7,9 @@ import sqlite3
 from pathlib import Path
 
 from hippo_git.config import Config
-from hippo_git.index.ingest import ingest
-from hippo_git.index.rollup import FORMAT_VERSION, rollup_path, update_rollup
+from hippo_git.index.ingest import ingest as index_ingest
+from hippo_git.signals.refresh import ingest
+from hippo_git.signals.rollup import FORMAT_VERSION, rollup_path, update_rollup
 from tests.conftest import make_repo
 from tests.index_support import config, write_jsonl
 from tests.rules_support import claude_session
@@ -37,7 +38,7 @@ def _setup(tmp_path: Path) -> tuple[Config, Path]:
             "bbb", str(repo), [("user", "tidy up"), ("bash", "rm -rf src", ""), ("assistant", "Removed it.")]
         ),
     )
-    ingest(cfg, records=False, rollup=False)
+    index_ingest(cfg, records=False)
     return cfg, folder
 
 
@@ -71,7 +72,7 @@ def test_only_sessions_whose_turns_changed_are_recomputed(tmp_path: Path) -> Non
     assert (again.rebuilt, again.recomputed) == (False, 0)
     more = claude_session("aaa", str(cfg.root), [("edit", f"{cfg.root}/parse.py", "a", "b")], start_minute=30)
     write_jsonl(folder / "aaa.jsonl", more, append=True)
-    ingest(cfg, records=False, rollup=False)
+    index_ingest(cfg, records=False)
     after = update_rollup(cfg)
     assert after.recomputed == 1
     assert _rows(cfg, "SELECT count(*) FROM edits WHERE session_id = 'aaa'") == [(2,)]
@@ -99,7 +100,7 @@ def test_sessions_gone_from_the_index_leave_the_rollup(tmp_path: Path) -> None:
     cfg, folder = _setup(tmp_path)
     update_rollup(cfg)
     (folder / "bbb.jsonl").unlink()
-    ingest(cfg, full=True, records=False, rollup=False)
+    index_ingest(cfg, full=True, records=False)
     summary = update_rollup(cfg)
     assert summary.removed == 1
     assert _rows(cfg, "SELECT DISTINCT session_id FROM incidents") == []

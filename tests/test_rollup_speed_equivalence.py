@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from hippo_git.config import WORKERS_ENV, Config
-from hippo_git.index import rollup_pool
-from hippo_git.index.ingest import ingest
-from hippo_git.index.rollup import rollup_path, update_rollup
-from hippo_git.index.rollup_compute import SessionRows, computed
+from hippo_git.index.ingest import ingest as index_ingest
+from hippo_git.signals import rollup_pool
+from hippo_git.signals.refresh import ingest
+from hippo_git.signals.rollup import rollup_path, update_rollup
+from hippo_git.signals.rollup_compute import SessionRows, computed
 from tests.conftest import corpus, make_repo
 from tests.index_support import config, write_jsonl
 from tests.rules_support import claude_session
@@ -86,7 +87,7 @@ def test_updates_hold_the_rows_of_a_rebuild(tmp_path: Path, pool: str) -> None:
         steps = [("user", "fix it"), ("edit", app, "pass", new), ("bash", "make", "error", "error")]
         records = claude_session(sid, str(repo), [*steps, ("assistant", "Fixed.")], start_minute=start)
         write_jsonl(folder / f"{sid}.jsonl", records)
-    ingest(cfg, records=False, rollup=False)
+    index_ingest(cfg, records=False)
     first = update_rollup(cfg)
     assert first.recomputed == first.sessions == 5
     rows = _dump(cfg)
@@ -127,7 +128,7 @@ def test_a_worker_and_this_process_agree_on_the_corpus(
     harnesses = [p.name for p in root.iterdir() if p.is_dir()]
     repo = make_repo(tmp_path / "repo")
     cfg = Config(root=repo, home=tmp_path / "home", transcript_roots={h: (str(root / h),) for h in harnesses})
-    ingest(cfg, records=False, rollup=False)
+    index_ingest(cfg, records=False)
     alone = _rebuilt(replace(cfg, ingest_workers=0))
     assert len(alone["sessions"]) > 20 and alone["commands"] and alone["incidents"]
     here: list[str] = []  # the sessions this process computed

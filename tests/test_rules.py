@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from hippo_git.index import rules
-from hippo_git.index.rollup_commands import command_categories
-from hippo_git.index.rollup_facts import Command, EditRow, SessionSpan
-from hippo_git.index.rollup_parse import exit_status, parse_fields
+from hippo_git.signals import rules
+from hippo_git.signals.rollup_commands import command_categories
+from hippo_git.signals.rollup_facts import Command, EditRow, SessionSpan
+from hippo_git.signals.rollup_parse import exit_status, parse_fields
 from tests.rules_support import Script
 
 # --- parsing tool turns ----------------------------------------------------------------------------

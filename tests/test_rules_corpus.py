@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from hippo_git.config import Config
-from hippo_git.index.ingest import ingest
-from hippo_git.index.rollup import update_rollup
+from hippo_git.index.ingest import ingest as index_ingest
+from hippo_git.signals.refresh import ingest
+from hippo_git.signals.rollup import update_rollup
 from tests.conftest import corpus, make_repo
 
 HARNESSES = (
@@ -134,7 +135,7 @@ def test_the_rollup_of_the_corpus_is_not_recomputed_when_nothing_changed(tmp_pat
     root = corpus("transcripts", "claude-code")
     repo = make_repo(tmp_path / "repo")
     cfg = Config(root=repo, home=tmp_path / "home", transcript_roots={"claude-code": (str(root),)})
-    ingest(cfg, records=False, rollup=False)
+    index_ingest(cfg, records=False)
     first = update_rollup(cfg)
     again = update_rollup(cfg)
     assert first.rebuilt and first.recomputed == first.sessions > 0

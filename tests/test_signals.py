@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hippo_git.index.ingest import ingest
+from hippo_git.signals.refresh import ingest
 from tests.conftest import make_repo
 from tests.index_support import config, write_jsonl
 from tests.rules_support import claude_session

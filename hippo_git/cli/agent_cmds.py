@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from hippo_git.agents.spec import HARNESSES
 from hippo_git.cli.render import emit_json, json_option, say, table
 from hippo_git.config import load_config
-from hippo_git.notes.agent_spec import HARNESSES
 
 if TYPE_CHECKING:
-    from hippo_git.notes.agent_install import AgentResult
+    from hippo_git.agents.install import AgentResult
 
 harness_arg = click.argument("harness", type=click.Choice(HARNESSES))
 
@@ -43,7 +43,7 @@ def agent_install_cmd(harness: str, mcp: bool, as_json: bool) -> None:
 
     Your own settings in those files are kept; `agent uninstall` removes exactly what this adds.
     """
-    from hippo_git.notes.agent_install import install_agent
+    from hippo_git.agents.install import install_agent
 
     _render_changes(install_agent(load_config(), harness, mcp=mcp), as_json)
 
@@ -53,7 +53,7 @@ def agent_install_cmd(harness: str, mcp: bool, as_json: bool) -> None:
 @json_option
 def agent_uninstall_cmd(harness: str, as_json: bool) -> None:
     """Remove exactly what `agent install HARNESS` added."""
-    from hippo_git.notes.agent_install import uninstall_agent
+    from hippo_git.agents.install import uninstall_agent
 
     _render_changes(uninstall_agent(load_config(), harness), as_json)
 
@@ -63,7 +63,7 @@ def agent_uninstall_cmd(harness: str, as_json: bool) -> None:
 @json_option
 def agent_status_cmd(harness: str | None, as_json: bool) -> None:
     """Show what is installed per harness and when each hook last ran."""
-    from hippo_git.notes.agent_status import agent_status
+    from hippo_git.agents.status import agent_status
 
     found = agent_status(load_config(), (harness,) if harness else HARNESSES)
     if as_json:
@@ -103,7 +103,7 @@ def _yes(value: object) -> str:
 @click.command("mcp")
 def mcp_cmd() -> None:
     """Run the stdio MCP server (started by an agent harness, not by people)."""
-    from hippo_git.notes.mcp_server import run_stdio
+    from hippo_git.agents.mcp_server import run_stdio
 
     # Harnesses start stdio servers in the project, and some also say where it is.
     start = next(

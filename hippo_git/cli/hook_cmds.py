@@ -22,7 +22,7 @@ GIT_HOOKS: dict[str, str] = {
 }
 
 # Agent hooks: function(event: str, payload_text: str, cwd: Path) -> (exit, stdout, stderr)
-AGENT_HOOK_HANDLER = "hippo_git.notes.agent_hooks:handle"
+AGENT_HOOK_HANDLER = "hippo_git.agents.hooks:handle"
 
 HookFn = Callable[..., tuple[int, str, str]]
 

@@ -71,7 +71,7 @@ class _Bar:
 @json_option
 def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | None, as_json: bool) -> None:
     """Index new and changed agent transcripts (redacted) into $HIPPO_HOME/index.sqlite."""
-    from hippo_git.index.ingest import ingest
+    from hippo_git.signals.refresh import ingest
 
     cfg = load_config()
     bar = _Bar()

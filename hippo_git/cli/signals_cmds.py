@@ -54,7 +54,7 @@ class _Bar:
 def _views(cfg: Config) -> Iterator[tuple[sqlite3.Connection, sqlite3.Connection | None]]:
     """The rollup (brought up to date) and the index, both read-only, closed afterwards."""
     from hippo_git.index import db
-    from hippo_git.index.rollup import ensure_rollup
+    from hippo_git.signals.rollup import ensure_rollup
 
     bar = _Bar("updating the rollup")
     try:
@@ -87,7 +87,7 @@ def _short(turn: str, sid: str) -> str:
 
 
 def _dur(seconds: float | None) -> str:
-    from hippo_git.index.rollup_card import duration
+    from hippo_git.signals.rollup_card import duration
 
     return duration(seconds)
 
@@ -102,7 +102,7 @@ def _dur(seconds: float | None) -> str:
 @json_option
 def overview_cmd(days: int, everywhere: bool, as_json: bool) -> None:
     """This workspace day by day: sessions by harness, work time, edits, PRs, incidents, unchecked claims."""
-    from hippo_git.index.rollup_views import overview
+    from hippo_git.signals.rollup_views import overview
 
     cfg = load_config()
     with _views(cfg) as (conn, _):
@@ -138,7 +138,7 @@ def _day_row(d: dict[str, Any]) -> list[Any]:
 @json_option
 def fleet_cmd(as_json: bool) -> None:
     """Every workspace and harness on this machine, side by side."""
-    from hippo_git.index.rollup_views import fleet
+    from hippo_git.signals.rollup_views import fleet
 
     cfg = load_config()
     with _views(cfg) as (conn, _):
@@ -174,7 +174,7 @@ def incidents_cmd(
     kind: str | None, session_id: str | None, everywhere: bool, limit: int, as_json: bool
 ) -> None:
     """Incidents, newest first, each with the turn that caused it (SESSION#TURN)."""
-    from hippo_git.index.rollup_views import incidents, workspace_scope
+    from hippo_git.signals.rollup_views import incidents, workspace_scope
 
     cfg = load_config()
     with _views(cfg) as (conn, index):
@@ -209,7 +209,7 @@ def incidents_cmd(
 @json_option
 def xray_cmd(session: str, as_json: bool) -> None:
     """A session turn by turn: each claim beside its evidence, and each incident with its cause."""
-    from hippo_git.index.rollup_views import xray
+    from hippo_git.signals.rollup_views import xray
 
     cfg = load_config()
     with _views(cfg) as (conn, index):
@@ -255,7 +255,7 @@ def xray_cmd(session: str, as_json: bool) -> None:
 @json_option
 def card_cmd(session: str, fmt: str, as_json: bool) -> None:
     """One screen about a session: task, outcome, time, edits, claims, incidents, notes, handoff."""
-    from hippo_git.index.rollup_card import card, card_lines, card_markdown
+    from hippo_git.signals.rollup_card import card, card_lines, card_markdown
 
     cfg = load_config()
     with _views(cfg) as (conn, index):

@@ -39,10 +39,10 @@ from hippo_git.dream.runner import CommandModel, Model, ModelRunError, default_m
 from hippo_git.dream.validate import check
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore, now_iso
-from hippo_git.index.rollup_commands import norm_command
-from hippo_git.index.rollup_facts import Command, excerpt
-from hippo_git.index.rules import meaningful_failure
 from hippo_git.index.sessions import TurnRow, get_turns, session_filters
+from hippo_git.signals.rollup_commands import norm_command
+from hippo_git.signals.rollup_facts import Command, excerpt
+from hippo_git.signals.rules import meaningful_failure
 
 PACK = "lessons"
 LESSONS_NOTE = "lessons.md"
@@ -277,8 +277,8 @@ def scan(
     """Draft, check and review a rule for each new correction and repeated failure of this
     workspace (every workspace with `everywhere`); confirmed lessons go to the inbox."""
     from hippo_git.index import db
-    from hippo_git.index.rollup import ensure_rollup
-    from hippo_git.index.rollup_views import workspace_scope
+    from hippo_git.signals.rollup import ensure_rollup
+    from hippo_git.signals.rollup_views import workspace_scope
 
     if model is None:
         run_id = f"lessons-{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"

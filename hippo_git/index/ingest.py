@@ -34,6 +34,9 @@ from hippo_git.index.sources import FailedSource, Source, discover_sources, pend
 from hippo_git.index.writer import FtsRanges, Signature, flush_fts, stored, write_source
 from hippo_git.transcripts.registry import get_adapter, harness_names
 
+# Runs after an ingest with the sessions it changed (None: all of them, after a rebuild).
+AfterIngest = Callable[[Config, "set[str] | None"], object]
+
 # Commit at least this often (bytes of transcript read) or this often (seconds), so a killed
 # ingest loses little work; each commit makes FTS5 write out a segment and merge, so not oftener.
 BATCH_BYTES = 64 * 1024 * 1024
@@ -104,14 +107,16 @@ def ingest(
     harness: str | None = None,
     progress: Progress | None = None,
     records: bool = True,
-    rollup: bool = True,
+    after: AfterIngest | None = None,
     workers: int | None = None,
 ) -> IngestSummary:
     """Bring the index at `cfg.index_path` up to date with the transcripts on this machine.
 
     `root` + `harness` ingest one place only. `full` without them rebuilds the index from scratch;
     with them it re-reads just those sources whole. `records=False` skips the derived session
-    records, `rollup=False` the rollup update. `workers`: processes that parse and redact (default:
+    records. `after(cfg, changed)` runs once the index lock is released, with the ids of the sessions
+    this run changed (None after a full rebuild): `signals.refresh` passes the rollup update there,
+    since the index is below the signals and must not import them. `workers`: processes that parse and redact (default:
     the `ingest.workers` setting; see `pipeline.worker_count`).
     """
     if root is not None and harness is None:
@@ -141,12 +146,8 @@ def ingest(
             conn.close()
         if rebuild:
             _install(db_path, index_path)
-    if rollup:
-        # Issue 7: per-session facts are computed from the index by rules; the rollup has its own
-        # lock and cache, and recomputes only the sessions this run changed.
-        from hippo_git.index.rollup import update_rollup
-
-        update_rollup(cfg, None if rebuild else summary.changed_sessions)
+    if after is not None:
+        after(cfg, None if rebuild else summary.changed_sessions)
     summary.seconds = time.monotonic() - started
     return summary
 

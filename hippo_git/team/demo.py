@@ -22,8 +22,8 @@ from hippo_git.dream.views import proposals_view
 from hippo_git.errors import HippoError
 from hippo_git.git.repo import config_get, config_set, run_git
 from hippo_git.index.db import connect
-from hippo_git.index.ingest import ingest
 from hippo_git.index.search import search
+from hippo_git.signals.refresh import ingest
 from hippo_git.team.setup import init_workspace
 
 PROJECT = {

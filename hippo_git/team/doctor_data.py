@@ -145,7 +145,7 @@ def check_proposals(ctx: Context) -> list[Check]:
 def check_agents(ctx: Context) -> list[Check]:
     if ctx.cfg is None:
         return [Check("agent hooks", NA, "hippo.toml is not valid")]
-    from hippo_git.notes.agent_status import agent_status
+    from hippo_git.agents.status import agent_status
 
     found: list[Check] = []
     limit = datetime.now(UTC) - timedelta(days=HEARTBEAT_DAYS)
@@ -179,8 +179,8 @@ def check_probe(ctx: Context) -> list[Check]:
     if ctx.cfg is None or not ctx.probe:
         return [Check("end-to-end probe", NA, "skipped")]
     from hippo_git.index.db import connect
-    from hippo_git.index.ingest import ingest
     from hippo_git.index.search import search
+    from hippo_git.signals.refresh import ingest
 
     marker = "hippoprobe" + uuid.uuid4().hex[:12]
     with tempfile.TemporaryDirectory(prefix="hippo-probe-") as scratch:

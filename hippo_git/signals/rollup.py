@@ -26,8 +26,9 @@ from typing import Any
 
 from hippo_git.config import Config
 from hippo_git.errors import HippoError
-from hippo_git.index import db, rollup_cross, rollup_pool
-from hippo_git.index.rollup_compute import FACT_TABLES, SessionRows
+from hippo_git.index import db
+from hippo_git.signals import rollup_cross, rollup_pool
+from hippo_git.signals.rollup_compute import FACT_TABLES, SessionRows
 
 FORMAT_VERSION = "4"
 ROLLUP_FILE = "rollup.sqlite"

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hippo_git.notes import agent_state
-from hippo_git.notes.agent_spec import INGEST_EVENT, SPECS
+from hippo_git.agents import state as agent_state
+from hippo_git.agents.spec import INGEST_EVENT, SPECS
 
 LOCK_WAIT_SECONDS = 60.0
 LOCK_POLL_SECONDS = 1.0
@@ -114,7 +114,7 @@ def run_background_ingest(home: Path, payload: dict[str, Any]) -> None:
 
 
 def _ingest_one(cfg: Any, harness: str, source: Path) -> int:
-    from hippo_git.index.ingest import ingest
+    from hippo_git.signals.refresh import ingest
 
     summary = ingest(cfg, root=source, harness=harness)
     if summary.failed:

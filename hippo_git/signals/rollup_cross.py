@@ -14,8 +14,8 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from hippo_git.index import rules
-from hippo_git.index.rollup_facts import EditRow, Incident, SessionSpan
+from hippo_git.signals import rules
+from hippo_git.signals.rollup_facts import EditRow, Incident, SessionSpan
 
 SCOPED_PATHS = 2000  # past this many touched paths, one pass over every edit is cheaper
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from hippo_git.index.rollup_parse import program, segments
+from hippo_git.signals.rollup_parse import program, segments
 
 _REDIRECT = re.compile(r"\s*2>&1")
 _PAGER = re.compile(r"\s*\|\s*(?:head|tail|grep|less|cat|tee)\b[^|;&]*$")

@@ -20,10 +20,10 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from hippo_git.index import rollup_parse as rp
-from hippo_git.index import rules
-from hippo_git.index.rollup_facts import Command, SessionFacts, epoch
 from hippo_git.index.sessions import TURNS_SELECT
+from hippo_git.signals import rollup_parse as rp
+from hippo_git.signals import rules
+from hippo_git.signals.rollup_facts import Command, SessionFacts, epoch
 
 MAX_WAITING = 64  # parents held (with their turns) until their subagents have been read
 

@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hippo_git.agents.spec import workspace_key
 from hippo_git.files import write_json_atomic
-from hippo_git.notes.agent_spec import workspace_key
 
 LOG_MAX_BYTES = 1_000_000
 STATE_KEEP_DAYS = 30

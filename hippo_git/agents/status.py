@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hippo_git.agents import harness_files as af
+from hippo_git.agents.install import MCP_TOML_TABLE, is_our_server, spec_for
+from hippo_git.agents.spec import HARNESSES, MCP_NAME, HarnessSpec
+from hippo_git.agents.state import read_heartbeat
 from hippo_git.config import Config
 from hippo_git.errors import HippoError
-from hippo_git.notes import agent_files as af
-from hippo_git.notes.agent_install import MCP_TOML_TABLE, is_our_server, spec_for
-from hippo_git.notes.agent_spec import HARNESSES, MCP_NAME, HarnessSpec
-from hippo_git.notes.agent_state import read_heartbeat
 
 
 @dataclass

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hippo_git.agents.spec import BLOCK_BEGIN, BLOCK_END, workspace_key
 from hippo_git.errors import HippoError
 from hippo_git.files import write_text_atomic
-from hippo_git.notes.agent_spec import BLOCK_BEGIN, BLOCK_END, workspace_key
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from hippo_git.index.rollup_facts import Turn
+from hippo_git.signals.rollup_facts import Turn
 from hippo_git.transcripts.model import PROMPT, TOOL_CALL, TOOL_OUTPUT
 
 # Keys that start a new field in `key: value` text. A value may span lines (code, patches), so

@@ -2,7 +2,7 @@
 
 Computing the facts is most of a first build, and it splits cleanly: the sessions, sorted, go in
 chunks cut where a family of sessions (`root/...`: a session and its subagents) ends, each read in
-one pass over its range of the turns table. The worker (`python -m hippo_git.index.rollup_pool`)
+one pass over its range of the turns table. The worker (`python -m hippo_git.signals.rollup_pool`)
 takes chunks from the back, this process from the front, until they meet; between two of its own
 sessions this process takes in whatever the worker has finished, so neither waits for the other.
 Rows come back as plain tuples, one pickle per chunk, for the one writer to store.
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from hippo_git.index import db
-from hippo_git.index.rollup_compute import Scan, SessionRows, computed
 from hippo_git.index.workers import PIPE_SAFE_BYTES, Worker, cpu_count, serve
+from hippo_git.signals.rollup_compute import Scan, SessionRows, computed
 
 POOL_MIN_SESSIONS = 1000  # below this many to compute, in process (a worker starts in ≈ 0.1 s)
 SCAN_SHARE = 4  # read turns by range scans when at least 1/SCAN_SHARE of the sessions are to compute
@@ -81,7 +81,7 @@ def computed_rows(
     `worker_count`."""
     todo = deque(chunks(cwds, total))
     use = worker_count(len(cwds), setting) and len(todo) > 1
-    worker = Worker("hippo_git.index.rollup_pool", str(index_path)) if use else None
+    worker = Worker("hippo_git.signals.rollup_pool", str(index_path)) if use else None
     held: deque[Chunk] = deque()  # sent to the worker, in order
     mine: list[Chunk] = []  # too large to send
 

@@ -19,10 +19,10 @@ from functools import lru_cache
 from itertools import groupby, islice
 from operator import attrgetter
 
-from hippo_git.index import rollup_parse as rp
-from hippo_git.index import rules_vocab as v
-from hippo_git.index.rollup_commands import command_categories, git_sub, norm_command
-from hippo_git.index.rollup_facts import (
+from hippo_git.signals import rollup_parse as rp
+from hippo_git.signals import rules_vocab as v
+from hippo_git.signals.rollup_commands import command_categories, git_sub, norm_command
+from hippo_git.signals.rollup_facts import (
     Claim,
     Command,
     Edit,

@@ -15,10 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hippo_git.config import Config
-from hippo_git.errors import UsageError
-from hippo_git.notes import agent_files as af
-from hippo_git.notes.agent_spec import (
+from hippo_git.agents import harness_files as af
+from hippo_git.agents.spec import (
     HARNESSES,
     MCP_ARGS,
     MCP_COMMAND,
@@ -27,6 +25,8 @@ from hippo_git.notes.agent_spec import (
     HarnessSpec,
     handler_entry,
 )
+from hippo_git.config import Config
+from hippo_git.errors import UsageError
 
 MCP_TOML_TABLE = ("mcp_servers", MCP_NAME)
 

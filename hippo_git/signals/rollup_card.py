@@ -8,7 +8,7 @@ import sqlite3
 from typing import Any
 
 from hippo_git.config import Config
-from hippo_git.index.rollup_views import claims_of, incidents, session_summary
+from hippo_git.signals.rollup_views import claims_of, incidents, session_summary
 
 
 def card(conn: sqlite3.Connection, index: sqlite3.Connection | None, cfg: Config, sid: str) -> dict[str, Any]:

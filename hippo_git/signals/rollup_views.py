@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hippo_git.config import Config
-from hippo_git.index.rollup_facts import excerpt
 from hippo_git.index.sessions import get_turns, session_filters
+from hippo_git.signals.rollup_facts import excerpt
 
 UNSUPPORTED = ("unchecked", "contradicted")
 

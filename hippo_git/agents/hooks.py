@@ -18,10 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hippo_git.config import Config, find_worktree_root, hippo_home, load_config
-from hippo_git.errors import HippoError
-from hippo_git.notes import agent_state
-from hippo_git.notes.agent_spec import (
+from hippo_git.agents import state as agent_state
+from hippo_git.agents.spec import (
     EVENTS,
     INGEST_EVENT,
     PRE_COMPACT,
@@ -32,6 +30,8 @@ from hippo_git.notes.agent_spec import (
     STOP,
     HookSpec,
 )
+from hippo_git.config import Config, find_worktree_root, hippo_home, load_config
+from hippo_git.errors import HippoError
 
 # Notes added next to a prompt: few, small, and only when they match the prompt well.
 PROMPT_NOTES = 3
@@ -50,7 +50,7 @@ def handle(
     payload = _parse(payload_text)
     home = hippo_home(dict(env))
     if event == INGEST_EVENT:
-        from hippo_git.notes.agent_ingest import run_background_ingest
+        from hippo_git.agents.ingest import run_background_ingest
 
         run_background_ingest(home, payload)
         return 0, "", ""
@@ -170,7 +170,7 @@ def _run(
         and state.transcript
         and os.path.isfile(state.transcript)
     ):
-        from hippo_git.notes.agent_ingest import spawn_ingest
+        from hippo_git.agents.ingest import spawn_ingest
 
         spawn_ingest(home, root, [state])
         return "", f"ingest of {state.transcript} started in the background"
@@ -213,7 +213,7 @@ def _catch_up(cfg: Config, state: agent_state.SessionState) -> None:
     """Transcripts that grew after their last background ingest (killed, locked out) are read now."""
     pending = agent_state.pending_transcripts(cfg.home, cfg.root, skip=state.session_id)
     if pending:
-        from hippo_git.notes.agent_ingest import spawn_ingest
+        from hippo_git.agents.ingest import spawn_ingest
 
         spawn_ingest(cfg.home, cfg.root, pending)
 

@@ -84,6 +84,14 @@ SCHEMA: tuple[Key, ...] = (
         7,
         "doctor warns when no dream succeeded for this many days while sessions exist",
     ),
+    Key(
+        "packs.registry",
+        str,
+        "",
+        "where `git hippo packs add NAME` finds NAME: a registry index file, a folder holding "
+        "hippo-registry.json, or a git URL",
+        ("workspace", "machine"),
+    ),
     Key("transcripts.roots", dict, {}, HARNESS_ROOT_DOC, ("workspace", "machine")),
     Key(
         "ingest.workers",
@@ -128,6 +136,7 @@ class Config:
     dream: DreamSettings = field(default_factory=DreamSettings)
     transcript_roots: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ingest_workers: int | None = None  # None: decide by the machine and the amount to read
+    packs_registry: str = ""
     sources: dict[str, str] = field(default_factory=dict)  # dotted key → where its value came from
 
     @property
@@ -153,6 +162,7 @@ class Config:
             "context.budget_bytes": self.context.budget_bytes,
             "notes.max_bytes": self.notes_max_bytes,
             "ingest.workers": "auto" if self.ingest_workers is None else self.ingest_workers,
+            "packs.registry": self.packs_registry,
         }
         for name in ("apply", "chunk_hours", "max_model_calls", "max_bytes", "model_timeout_s", "stale_days"):
             values[f"dream.{name}"] = getattr(self.dream, name)
@@ -347,6 +357,7 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
         ),
         transcript_roots=roots,
         ingest_workers=None if workers == "auto" else workers,
+        packs_registry=values["packs.registry"],
         sources=sources,
     )
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from hippo_git.dream.heuristic_packs import review_pack
 from hippo_git.dream.prompt import Block, PromptError, Request, parse_request
 from hippo_git.dream.validate import quotes_in
 
@@ -294,7 +295,7 @@ def lesson(req: Request) -> dict[str, Any]:
     return {"lessons": []}
 
 
-TASKS = {"propose": propose, "review": review, "lesson": lesson}
+TASKS = {"propose": propose, "review": review, "lesson": lesson, "pack_review": review_pack}
 
 
 def answer(stdin_text: str) -> tuple[int, str]:

@@ -47,6 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ci": ("team_cmds", "ci_group"),
     "doctor": ("team_cmds", "doctor_cmd"),
     "demo": ("team_cmds", "demo_cmd"),
+    "serve": ("web_cmds", "serve_cmd"),
     "overview": ("signals_cmds", "overview_cmd"),
     "fleet": ("signals_cmds", "fleet_cmd"),
     "incidents": ("signals_cmds", "incidents_cmd"),

@@ -52,25 +52,16 @@ class _Bar:
 
 @contextmanager
 def _views(cfg: Config) -> Iterator[tuple[sqlite3.Connection, sqlite3.Connection | None]]:
-    """The rollup (brought up to date) and the index, both read-only, closed afterwards."""
-    from hippo_git.index import db
-    from hippo_git.signals.rollup import ensure_rollup
+    """The rollup (brought up to date, with a progress bar) and the index, both read-only."""
+    from hippo_git.signals.open import open_views
 
     bar = _Bar("updating the rollup")
     try:
-        conn = ensure_rollup(cfg, bar)
+        with open_views(cfg, bar) as views:
+            bar.close()
+            yield views
     finally:
         bar.close()
-    try:
-        index: sqlite3.Connection | None = db.connect(cfg.index_path, readonly=True)
-    except db.IndexMissingError:
-        index = None
-    try:
-        yield conn, index
-    finally:
-        conn.close()
-        if index is not None:
-            index.close()
 
 
 def _resolve(index: sqlite3.Connection | None, prefix: str) -> str:

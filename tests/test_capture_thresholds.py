@@ -30,6 +30,7 @@ def test_capture_due_by_turns_minutes_and_always_at_compaction_and_end() -> None
     assert capture_due("prompt", 1, 20 * 60.0, s)
     assert not capture_due("prompt", 1, None, s)
     assert capture_due("pre-compact", 0, 0.0, s) and capture_due("session-end", 0, 0.0, s)
+    assert not capture_due("stop", 0, 60.0, s) and capture_due("stop", 5, 60.0, s)
 
 
 def _turn_count(root: Path, sid: str) -> int:

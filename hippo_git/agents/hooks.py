@@ -164,12 +164,13 @@ def _run(
         return _prompt(cfg, harness, hook, sid, state, prompt if isinstance(prompt, str) else "")
     if hook.kind == SESSION_END and sid and _keeps_records(cfg):
         _end(cfg, harness, sid)
+    if hook.kind == STOP:
+        # Codex's Stop ends every turn, not the session: it captures by the thresholds.
+        captured = _maybe_capture(cfg, hook.kind, state)
+        state.save()
+        return "", "capture started in the background" if captured else "below the capture thresholds"
     state.save()
-    if (
-        hook.kind in (PRE_COMPACT, SESSION_END, STOP)
-        and state.transcript
-        and os.path.isfile(state.transcript)
-    ):
+    if hook.kind in (PRE_COMPACT, SESSION_END) and state.transcript and os.path.isfile(state.transcript):
         from hippo_git.agents.ingest import spawn_ingest
 
         state.captured_prompts, state.captured_at = state.prompts, time.time()

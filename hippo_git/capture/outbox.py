@@ -143,8 +143,12 @@ def pending(home: Path) -> list[Item]:
         except FileNotFoundError:
             continue
         except (OSError, ValueError):
-            # A torn item (a process killed as it wrote, before the rename): nothing to replay.
-            record = {"kind": "unreadable", "data": {}, "created": path.stat().st_mtime, "pid": 0}
+            # A damaged item: what it named is found again by the watcher's scan.
+            try:
+                created = path.stat().st_mtime
+            except OSError:
+                continue
+            record = {"kind": "unreadable", "data": {}, "created": created, "pid": 0}
         items.append(
             Item(
                 path=path,

@@ -209,13 +209,21 @@ def install(
     else:
         raise HippoError(f"unknown service manager {manager!r}", hint="one of: " + ", ".join(MANAGERS))
     if activate:
-        if manager == CRON:
-            lines = [*_crontab_without(spec.name), done.line]
-            _run(["crontab", "-"], stdin="\n".join(lines) + "\n")
-            done.commands = [["crontab", "-"]]
-        else:
-            for argv in done.commands:
-                _run(argv, check=argv[-1] != "daemon-reload")
+        try:
+            if manager == CRON:
+                lines = [*_crontab_without(spec.name), done.line]
+                _run(["crontab", "-"], stdin="\n".join(lines) + "\n")
+                done.commands = [["crontab", "-"]]
+            else:
+                for argv in done.commands:
+                    _run(argv, check=argv[-1] != "daemon-reload")
+        except HippoError as exc:
+            for path in done.files:  # not started: leave no service that looks installed
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            raise HippoError(
+                exc.message, hint="`--no-start` writes the files only, to start them yourself"
+            ) from None
     return done
 
 

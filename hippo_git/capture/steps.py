@@ -66,7 +66,14 @@ def refresh_notes(cfg: Config) -> int:
     return len(result.updated) + len(result.removed)
 
 
+def _gone(data: dict[str, Any]) -> bool:
+    """The item's workspace is no longer a git working tree: nothing of it is left to write."""
+    return not (Path(str(data.get("workspace", ""))) / ".git").exists()
+
+
 def _replay_ingest(data: dict[str, Any]) -> None:
+    if _gone(data):
+        return
     cfg = load_config(Path(data["workspace"]))
     path = Path(data["path"])
     if path.exists():  # a transcript deleted since has nothing left to read
@@ -74,6 +81,8 @@ def _replay_ingest(data: dict[str, Any]) -> None:
 
 
 def _replay_scan(data: dict[str, Any]) -> None:
+    if _gone(data):
+        return
     cfg = load_config(Path(data["workspace"]))
     with_lock_retry(lambda: _ingest(cfg), cfg.capture.lock_timeout_s)
 
@@ -81,12 +90,15 @@ def _replay_scan(data: dict[str, Any]) -> None:
 def _replay_notes(data: dict[str, Any]) -> None:
     from hippo_git.notes.notes_index import refresh_notes_index
 
-    refresh_notes_index(load_config(Path(data["workspace"])))
+    if not _gone(data):
+        refresh_notes_index(load_config(Path(data["workspace"])))
 
 
 def _replay_episode(data: dict[str, Any]) -> None:
     from hippo_git.capture.episodes import store_episode
 
+    if _gone(data):
+        return
     cfg = load_config(Path(data["workspace"]))
     with_lock_retry(
         lambda: store_episode(cfg, str(data["session_id"]), str(data["text"]), str(data.get("ts") or "")),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hippo_git.config import CaptureSettings
 
-ALWAYS = frozenset({"pre-compact", "session-end", "stop"})
+ALWAYS = frozenset({"pre-compact", "session-end"})  # Codex's "stop" ends a turn: thresholds apply
 
 
 def capture_due(

@@ -118,7 +118,8 @@ SCHEMA: tuple[Key, ...] = (
         "capture.markdown_dirs",
         list,
         [],
-        "extra Markdown folders the watcher re-reads with the notes, relative to the repository root",
+        "extra Markdown folders the watcher follows besides notes_dir (a change refreshes the notes "
+        "index), relative to the repository root",
     ),
     Key("capture.turns", int, 5, "an agent session is captured after this many user turns"),
     Key("capture.minutes", int, 20, "... or after this many minutes (and always at compaction and its end)"),

@@ -175,3 +175,9 @@ def test_watch_status_json(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["running"] is False and data["installed"] is None and data["outbox"]["pending"] == 0
+
+
+def test_watch_outside_any_workspace_with_none_registered_says_so(tmp_path: Path) -> None:
+    proc = run_cli(["watch"], tmp_path)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: no workspace is registered")
+    assert "Traceback" not in proc.stderr

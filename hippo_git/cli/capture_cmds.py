@@ -39,9 +39,15 @@ def watch_group(ctx: click.Context) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from hippo_git.capture.watcher import Watcher
+    from hippo_git.capture.workspaces import registered
 
     home = hippo_home()
     _register_here(home)
+    if not registered(home):
+        raise HippoError(
+            "no workspace is registered, so there is nothing to watch",
+            hint="run `git hippo watch` (or `git hippo watch install`) inside a repository once",
+        )
     watcher = Watcher(home, log=lambda msg: say(time.strftime("%Y-%m-%dT%H:%M:%S ") + msg))
     signal.signal(signal.SIGTERM, lambda *_: watcher.request_stop())
     say(f"watching (pid {os.getpid()}); stop with Ctrl-C")

@@ -14,7 +14,7 @@ from pathlib import Path
 from hippo_git.capture import outbox, service
 from hippo_git.capture.heartbeat import Heartbeat
 from hippo_git.capture.status import watch_spec
-from hippo_git.capture.workspaces import register
+from hippo_git.capture.workspaces import register, registered
 from hippo_git.config import load_config
 from hippo_git.team.doctor import GREEN, NA, RED, Context
 from hippo_git.team.doctor_capture import check_outbox, check_schedule, check_watcher
@@ -181,3 +181,15 @@ def test_watch_outside_any_workspace_with_none_registered_says_so(tmp_path: Path
     proc = run_cli(["watch"], tmp_path)
     assert proc.returncode == 1 and proc.stderr.startswith("error: no workspace is registered")
     assert "Traceback" not in proc.stderr
+
+
+def test_cli_watch_install_registers_the_workspace_and_writes_the_service(repo: Path) -> None:
+    proc = run_cli(["watch", "install", "--manager", "launchd", "--no-start", "--json"], repo)
+    assert proc.returncode == 0, proc.stderr
+    [path] = json.loads(proc.stdout)["files"]
+    assert plistlib.loads(Path(path).read_bytes())["ProgramArguments"][-1] == "watch"
+    assert repo.resolve() in [p.resolve() for p in registered(_home())]
+    assert (
+        json.loads(run_cli(["watch", "status", "--json"], repo).stdout)["installed"]["manager"] == "launchd"
+    )
+    assert run_cli(["watch", "uninstall", "--no-stop"], repo).returncode == 0 and not Path(path).exists()

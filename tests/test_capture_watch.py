@@ -17,6 +17,7 @@ from hippo_git.config import load_config
 from hippo_git.errors import LockedError
 from hippo_git.index.ingest import ingest
 from tests.capture_support import capture_config, hippo_home, running, texts, turns, wait_for
+from tests.conftest import run_cli
 from tests.index_support import claude_lines, write_jsonl
 
 
@@ -121,6 +122,11 @@ def test_a_second_watcher_is_refused(tmp_path: Path, repo: Path) -> None:
         second = Watcher(hippo_home(), roots=[repo], stop=threading.Event())
         with pytest.raises(LockedError, match="another watcher is already running"):
             second.run()
+        proc = run_cli(["watch"], repo)  # a second process too, with a one-line error
+        assert proc.returncode == 1 and "another watcher is already running" in proc.stderr
+        assert "Traceback" not in proc.stderr
+        status = run_cli(["watch", "status"], repo)
+        assert status.returncode == 0 and f"running: yes, pid {os.getpid()}" in status.stdout
 
 
 def test_watcher_killed_with_sigkill_and_restarted_loses_nothing(

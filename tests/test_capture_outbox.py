@@ -166,3 +166,61 @@ def test_an_item_of_a_workspace_that_is_gone_replays_as_done(tmp_path: Path) -> 
     outbox.put(home, steps.SCAN, {"workspace": str(gone)})
     result = steps.replay(home)
     assert result.failed is None and len(result.done) == 2 and outbox.waiting(home) == []
+
+
+_LIMITED = """
+import json, os, resource, signal, sys
+from pathlib import Path
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+from hippo_git.capture import steps
+from hippo_git.capture.episodes import capture_episode
+from hippo_git.config import load_config
+cfg = load_config(Path(sys.argv[1]))
+failed = []
+try:
+    steps.ingest_source(cfg, "claude-code", Path(sys.argv[2]))
+except Exception as exc:
+    failed.append(type(exc).__name__ + ": " + str(exc))
+# An episode is a few pages, small enough to fit under the limit: hold the index lock instead, so
+# its write waits past capture.lock_timeout_s and is refused that way.
+from hippo_git.index.lock import IndexLock
+IndexLock(cfg.index_path).acquire()
+try:
+    capture_episode(cfg, "limited", os.environ)
+except Exception as exc:
+    failed.append(type(exc).__name__ + ": " + str(exc))
+print(json.dumps(failed))
+"""
+
+
+def test_writes_refused_by_the_kernel_wait_in_the_outbox_and_replay_once(tmp_path: Path, repo: Path) -> None:
+    """The unprivileged twin of the full-disk test: a file-size limit (RLIMIT_FSIZE) makes the kernel
+    refuse the index's writes (EFBIG) during ingest, and the index lock held past the timeout refuses
+    the episode summary's write, in a process of its own."""
+    home = Path(os.environ["HIPPO_HOME"])
+    claude = tmp_path / "claude"
+    path = claude / "proj" / "limited.jsonl"
+    capture_config(home, claude)
+    reply = json.dumps(MODEL_REPLY)
+    machine = home / "config.toml"
+    machine.write_text(
+        f"model_command = {json.dumps([sys.executable, '-c', f'print({reply!r})'])}\n" + machine.read_text()
+    )
+    cfg = load_config(repo)
+    write_jsonl(path, claude_lines("limited", "/work/x", _exchanges(0, 2)))
+    assert steps.ingest_source(cfg, "claude-code", path).turns_added == 4
+    write_jsonl(path, claude_lines("limited", "/work/x", _exchanges(0, 12))[4:], append=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _LIMITED, str(repo), str(path)], capture_output=True, text=True, timeout=120
+    )
+    failed = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(failed) == 2, (failed, proc.stderr)
+    assert "disk I/O error" in failed[0] and "another ingest" in failed[1]
+    assert [i.kind for i in outbox.waiting(home)] == [steps.INGEST, steps.EPISODE], failed
+    result = steps.replay(home)
+    assert result.failed is None and len(result.done) == 2
+    got = turns(cfg.index_path)
+    conversation = [(t[0], t[1]) for t in got if t[2] != "episode"]
+    assert len(conversation) == 24 == len(set(conversation))
+    assert [t[2] for t in got].count("episode") == 1

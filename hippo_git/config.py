@@ -101,6 +101,43 @@ SCHEMA: tuple[Key, ...] = (
         "one per CPU when there is much to read, 0 = none (also $HIPPO_INGEST_WORKERS)",
         ("machine",),
     ),
+    Key(
+        "capture.notes_debounce_ms",
+        int,
+        2000,
+        "the watcher re-reads changed notes this long after the last change",
+        ("workspace", "machine"),
+    ),
+    Key(
+        "capture.transcripts_debounce_ms",
+        int,
+        60000,
+        "the watcher ingests a changed transcript this long after its last change",
+        ("workspace", "machine"),
+    ),
+    Key(
+        "capture.scan_seconds",
+        int,
+        300,
+        "the watcher's reconciling scan catches what file events missed, this often",
+        ("workspace", "machine"),
+    ),
+    Key(
+        "capture.markdown_dirs",
+        list,
+        [],
+        "extra Markdown folders the watcher follows besides notes_dir (a change refreshes the notes "
+        "index), relative to the repository root",
+    ),
+    Key("capture.turns", int, 5, "an agent session is captured after this many user turns"),
+    Key("capture.minutes", int, 20, "... or after this many minutes (and always at compaction and its end)"),
+    Key(
+        "capture.lock_timeout_s",
+        int,
+        30,
+        "a capture waits this long for the index lock, then leaves its write in the outbox",
+        ("workspace", "machine"),
+    ),
 )
 _BY_NAME = {k.name: k for k in SCHEMA}
 
@@ -123,6 +160,17 @@ class DreamSettings:
 
 
 @dataclass(frozen=True)
+class CaptureSettings:
+    notes_debounce_ms: int = 2000
+    transcripts_debounce_ms: int = 60000
+    scan_seconds: int = 300
+    markdown_dirs: tuple[str, ...] = ()
+    turns: int = 5
+    minutes: int = 20
+    lock_timeout_s: int = 30
+
+
+@dataclass(frozen=True)
 class Config:
     """The effective configuration of one workspace on this machine."""
 
@@ -134,6 +182,7 @@ class Config:
     notes_max_bytes: int = 20000
     context: ContextSettings = field(default_factory=ContextSettings)
     dream: DreamSettings = field(default_factory=DreamSettings)
+    capture: CaptureSettings = field(default_factory=CaptureSettings)
     transcript_roots: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ingest_workers: int | None = None  # None: decide by the machine and the amount to read
     packs_registry: str = ""
@@ -166,6 +215,10 @@ class Config:
         }
         for name in ("apply", "chunk_hours", "max_model_calls", "max_bytes", "model_timeout_s", "stale_days"):
             values[f"dream.{name}"] = getattr(self.dream, name)
+        for setting in SCHEMA:
+            if setting.name.startswith("capture."):
+                value = getattr(self.capture, setting.name.removeprefix("capture."))
+                values[setting.name] = list(value) if isinstance(value, tuple) else value
         rows = [
             {"key": k.name, "value": values[k.name], "source": self.sources.get(k.name, "default")}
             for k in SCHEMA
@@ -354,6 +407,15 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
             max_bytes=values["dream.max_bytes"],
             model_timeout_s=values["dream.model_timeout_s"],
             stale_days=values["dream.stale_days"],
+        ),
+        capture=CaptureSettings(
+            notes_debounce_ms=values["capture.notes_debounce_ms"],
+            transcripts_debounce_ms=values["capture.transcripts_debounce_ms"],
+            scan_seconds=values["capture.scan_seconds"],
+            markdown_dirs=tuple(values["capture.markdown_dirs"]),
+            turns=values["capture.turns"],
+            minutes=values["capture.minutes"],
+            lock_timeout_s=values["capture.lock_timeout_s"],
         ),
         transcript_roots=roots,
         ingest_workers=None if workers == "auto" else workers,

@@ -164,16 +164,19 @@ def _run(
         return _prompt(cfg, harness, hook, sid, state, prompt if isinstance(prompt, str) else "")
     if hook.kind == SESSION_END and sid and _keeps_records(cfg):
         _end(cfg, harness, sid)
+    if hook.kind == STOP:
+        # Codex's Stop ends every turn, not the session: it captures by the thresholds.
+        captured = _maybe_capture(cfg, hook.kind, state)
+        state.save()
+        return "", "capture started in the background" if captured else "below the capture thresholds"
     state.save()
-    if (
-        hook.kind in (PRE_COMPACT, SESSION_END, STOP)
-        and state.transcript
-        and os.path.isfile(state.transcript)
-    ):
+    if hook.kind in (PRE_COMPACT, SESSION_END) and state.transcript and os.path.isfile(state.transcript):
         from hippo_git.agents.ingest import spawn_ingest
 
+        state.captured_prompts, state.captured_at = state.prompts, time.time()
+        state.save()
         spawn_ingest(home, root, [state])
-        return "", f"ingest of {state.transcript} started in the background"
+        return "", f"capture of {state.transcript} started in the background"
     return "", "no transcript to ingest"
 
 
@@ -192,6 +195,9 @@ def _session_start(
         return _context_json(harness, hook, text), f"context failed: {exc.message}"
     if sid and _keeps_records(cfg):
         declared.start_session(cfg, None, session_id=sid, harness=harness, context_bytes=block.size)
+    from hippo_git.capture.workspaces import register
+
+    register(cfg.home, cfg.root)  # the watcher and the nightly job serve registered workspaces
     # After a compaction or a resume, what was given before may be gone: start the list afresh.
     state.given = [p.label for p in block.parts if p.kind in ("entry", "required", "relevant")]
     state.save()
@@ -230,6 +236,7 @@ def _prompt(
     if sid and _keeps_records(cfg):
         _record_prompt(cfg, harness, sid, clean)
     state.prompts += 1
+    _maybe_capture(cfg, hook.kind, state)
     if harness == "cursor":  # beforeSubmitPrompt cannot add context
         state.save()
         return "", "prompt recorded"
@@ -242,6 +249,27 @@ def _prompt(
     text = "Notes from this repository's hippo_git memory that match this prompt (not shown earlier in the session):\n\n"
     text += "\n".join(block for _, block in notes)
     return _context_json(harness, hook, text), f"prompt recorded; {len(notes)} notes added"
+
+
+def _maybe_capture(cfg: Config, kind: str, state: agent_state.SessionState) -> bool:
+    """Capture the session (a background ingest, and an episode summary when a model is set) once
+    it passed `capture.turns` prompts or `capture.minutes` since its last capture."""
+    from hippo_git.capture.thresholds import capture_due
+
+    now = time.time()
+    if not state.captured_at:
+        state.captured_at = now  # the clock starts at the session's first prompt
+    since = now - state.captured_at
+    if not capture_due(kind, state.prompts - state.captured_prompts, since, cfg.capture):
+        return False
+    if not (state.transcript and os.path.isfile(state.transcript)):
+        return False
+    state.captured_prompts, state.captured_at = state.prompts, now
+    state.save()
+    from hippo_git.agents.ingest import spawn_ingest
+
+    spawn_ingest(cfg.home, cfg.root, [state])
+    return True
 
 
 def _record_prompt(cfg: Config, harness: str, sid: str, prompt: str) -> None:

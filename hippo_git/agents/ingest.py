@@ -10,6 +10,7 @@ start catches up on whatever a killed or locked-out run missed.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -20,7 +21,6 @@ from hippo_git.agents import state as agent_state
 from hippo_git.agents.spec import INGEST_EVENT, SPECS
 
 LOCK_WAIT_SECONDS = 60.0
-LOCK_POLL_SECONDS = 1.0
 
 
 def spawn_ingest(home: Path, root: Path, sessions: list[agent_state.SessionState]) -> None:
@@ -66,7 +66,7 @@ def _sources(harness: str, transcript: Path) -> list[Path]:
 def run_background_ingest(home: Path, payload: dict[str, Any]) -> None:
     """The detached side: ingest each transcript, waiting for the index lock; never raises."""
     from hippo_git.config import load_config
-    from hippo_git.errors import HippoError, LockedError
+    from hippo_git.errors import HippoError
 
     root_text = payload.get("root")
     items = payload.get("items")
@@ -74,6 +74,9 @@ def run_background_ingest(home: Path, payload: dict[str, Any]) -> None:
         agent_state.log(home, INGEST_EVENT, "payload without root/items; nothing to do")
         return
     root = Path(root_text)
+    from hippo_git.capture.steps import replay
+
+    replay(home)  # earlier captures that failed go first, in order
     for item in items:
         if not isinstance(item, dict):
             continue
@@ -92,20 +95,19 @@ def run_background_ingest(home: Path, payload: dict[str, Any]) -> None:
             cfg = load_config(root)
             turns = 0
             for source in _sources(harness, path):
-                deadline = time.monotonic() + LOCK_WAIT_SECONDS
-                while True:
-                    try:
-                        turns += _ingest_one(cfg, SPECS[harness].transcript_harness, source)
-                        break
-                    except LockedError:
-                        if time.monotonic() > deadline:
-                            raise
-                        time.sleep(LOCK_POLL_SECONDS)
+                turns += _ingest_one(cfg, SPECS[harness].transcript_harness, source)
             state = agent_state.SessionState.load(home, root, harness, sid)
             state.transcript = state.transcript or transcript
             state.ingested_size = max(state.ingested_size, size)
             state.save()
             detail = f"{transcript}: {turns} turns added"
+            from hippo_git.capture.episodes import capture_episode
+
+            try:
+                detail += f"; episode: {capture_episode(cfg, sid, os.environ).reason}"
+            except Exception as exc:  # the ingest stands; a failed summary is only reported
+                detail += f"; episode failed: {type(exc).__name__}: {exc}"
+                agent_state.log(home, INGEST_EVENT, detail, None if isinstance(exc, HippoError) else exc)
         except Exception as exc:
             ok, detail = False, f"{transcript}: {type(exc).__name__}: {exc}"
             agent_state.log(home, INGEST_EVENT, detail, None if isinstance(exc, HippoError) else exc)
@@ -114,9 +116,11 @@ def run_background_ingest(home: Path, payload: dict[str, Any]) -> None:
 
 
 def _ingest_one(cfg: Any, harness: str, source: Path) -> int:
-    from hippo_git.signals.refresh import ingest
+    """Ingest one source, waiting for a busy index lock outside it; a write that fails stays in
+    the outbox (`capture.steps`) for the next capture or the watcher to replay."""
+    from hippo_git.capture.steps import ingest_source
 
-    summary = ingest(cfg, root=source, harness=harness)
+    summary = ingest_source(cfg, harness, source, timeout_s=LOCK_WAIT_SECONDS)
     if summary.failed:
         reasons = "; ".join(f"{f.path}: {f.reason}" for f in summary.failed)
         agent_state.log(cfg.home, INGEST_EVENT, f"some sources failed: {reasons}")

@@ -96,6 +96,8 @@ class SessionState:
     given: list[str] = field(default_factory=list)  # note paths already put in this session's context
     ingested_size: int = 0  # transcript size at the last background ingest that finished
     prompts: int = 0
+    captured_prompts: int = 0  # `prompts` at the last capture (capture thresholds)
+    captured_at: float = 0.0  # epoch seconds of the last capture, or of the session's start
 
     @classmethod
     def load(cls, home: Path, root: Path, harness: str, session_id: str) -> SessionState:
@@ -111,6 +113,8 @@ class SessionState:
             given=[g for g in given if isinstance(g, str)] if isinstance(given, list) else [],
             ingested_size=int(data.get("ingested_size") or 0),
             prompts=int(data.get("prompts") or 0),
+            captured_prompts=int(data.get("captured_prompts") or 0),
+            captured_at=float(data.get("captured_at") or 0.0),
         )
 
     def save(self) -> None:
@@ -124,6 +128,8 @@ class SessionState:
                     "given": self.given,
                     "ingested_size": self.ingested_size,
                     "prompts": self.prompts,
+                    "captured_prompts": self.captured_prompts,
+                    "captured_at": self.captured_at,
                     "updated": now_iso(),
                 },
             )

@@ -54,6 +54,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "xray": ("signals_cmds", "xray_cmd"),
     "card": ("signals_cmds", "card_cmd"),
     "lessons": ("signals_cmds", "lessons_group"),
+    "watch": ("capture_cmds", "watch_group"),
+    "schedule": ("capture_cmds", "schedule_group"),
 }
 
 

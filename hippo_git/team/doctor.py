@@ -250,6 +250,7 @@ CHECKS: list[Callable[[Context], list[Check]]] = [
 
 
 def run_doctor(start: Path, *, probe: bool = True) -> DoctorReport:
+    from hippo_git.team.doctor_capture import CAPTURE_CHECKS
     from hippo_git.team.doctor_data import DATA_CHECKS
 
     ctx = Context(start=start, probe=probe)
@@ -263,7 +264,7 @@ def run_doctor(start: Path, *, probe: bool = True) -> DoctorReport:
         ctx.cfg = load_config(ctx.info.workdir)
     except HippoError as exc:
         ctx.cfg_error = exc
-    for check in [*CHECKS, *DATA_CHECKS]:
+    for check in [*CHECKS, *DATA_CHECKS, *CAPTURE_CHECKS]:
         try:
             report.checks += check(ctx)
         except Exception as exc:  # a broken check is itself a finding; doctor must finish

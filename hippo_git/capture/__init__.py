@@ -1,0 +1,1 @@
+"""Live capture: the watcher, capture thresholds, the outbox (DESIGN §5)."""

@@ -253,3 +253,19 @@ def test_click_through_a_run_apply_it_revert_a_change_keep_a_lesson(
         page.click("#confirm")
         assert "kept" in page.inner_text("#result")
     assert w.dialogs == []
+
+
+def test_cached_pages_follow_the_files_they_show(site: tuple[Server, Path]) -> None:
+    """The notes list and graph are cached by the notes' signature: a new note shows at once."""
+    server, repo = site
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    opener.open(server.url).read()
+    base = f"http://127.0.0.1:{server.port}"
+    assert "fresh-note.md" not in opener.open(f"{base}/notes").read().decode()
+    (repo / "notes" / "fresh-note.md").write_text("# Fresh\n\nLinks to [[index]].\n")
+    try:
+        assert "fresh-note.md" in opener.open(f"{base}/notes").read().decode()
+        index_page = opener.open(f"{base}/notes/notes/index.md").read().decode()
+        assert "notes/fresh-note.md" in index_page  # linked from: the graph was rebuilt
+    finally:
+        (repo / "notes" / "fresh-note.md").unlink()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass, field
 
 from hippo_git.config import Config
@@ -64,6 +65,22 @@ class NoteLinks:
         }
 
 
+def notes_signature(cfg: Config) -> str:
+    """Changes when a note is added, removed, renamed or edited: counts, sizes and mtimes of the
+    notes folder's files and folders (a walk of stat calls, without reading any file)."""
+    count = size = newest = 0
+    for folder, dirs, files in os.walk(cfg.notes_path):
+        newest = max(newest, os.stat(folder).st_mtime_ns)
+        for name in files:
+            try:
+                st = os.stat(os.path.join(folder, name))
+            except OSError:
+                continue
+            count, size, newest = count + 1, size + st.st_size, max(newest, st.st_mtime_ns)
+        dirs.sort()
+    return f"{count}:{size}:{newest}"
+
+
 def load_graph(cfg: Config) -> Graph:
     """Every note's metadata (from the refreshed notes index) and the link graph."""
     conn = notes_index.open_notes_index(cfg)
@@ -75,8 +92,8 @@ def load_graph(cfg: Config) -> Graph:
     return build_graph(notes, cfg.notes_dir)
 
 
-def list_notes(cfg: Config, with_history: bool = True) -> list[NoteRow]:
-    graph = load_graph(cfg)
+def list_notes(cfg: Config, with_history: bool = True, *, graph: Graph | None = None) -> list[NoteRow]:
+    graph = graph or load_graph(cfg)
     history = {}
     if with_history and graph.notes:
         from hippo_git.git.history import last_changes
@@ -124,9 +141,9 @@ def find_note(cfg: Config, name: str, graph: Graph | None = None) -> str:
     raise HippoError(f"no note named {name!r} in {cfg.notes_dir}/", hint=hint)
 
 
-def show_note(cfg: Config, name: str) -> Note:
+def show_note(cfg: Config, name: str, *, graph: Graph | None = None) -> Note:
     """The note NAME means, parsed from the file (with its body)."""
-    path = find_note(cfg, name)
+    path = find_note(cfg, name, graph)
     try:
         text = (cfg.root / path).read_bytes().decode("utf-8", errors="replace")
     except OSError as exc:
@@ -134,8 +151,8 @@ def show_note(cfg: Config, name: str) -> Note:
     return parse_note_text(text, path, cfg.notes_dir)
 
 
-def note_links(cfg: Config, name: str) -> NoteLinks:
-    graph = load_graph(cfg)
+def note_links(cfg: Config, name: str, *, graph: Graph | None = None) -> NoteLinks:
+    graph = graph or load_graph(cfg)
     path = find_note(cfg, name, graph)
     note = graph.notes[path]
     resolver = Resolver(graph.notes.values(), cfg.notes_dir)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Callable
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,7 @@ class WebState:
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     port: int = 0
     cache: dict[tuple[str, str], Any] = field(default_factory=dict)
+    views_checked: str = ""  # the index signature the rollup was last brought up to date with
 
     def cached(self, name: str, key: str, make: Callable[[], Any]) -> Any:
         """`make()` once per (`name`, `key`): `key` is what the value depends on (a commit, a mtime)."""
@@ -50,6 +53,26 @@ class WebState:
                 del self.cache[old]
             self.cache[(name, key)] = make()
         return self.cache[(name, key)]
+
+
+@contextmanager
+def views() -> Iterator[tuple[sqlite3.Connection, sqlite3.Connection | None]]:
+    """The rollup and the index; the rollup is brought up to date only when the index changed since
+    this server last did so (a check over every session is the slow part of a page)."""
+    from hippo_git.signals.open import index_signature, open_views
+
+    st = state()
+    now = index_signature(st.cfg)
+    with open_views(st.cfg, update=st.views_checked != now) as opened:
+        st.views_checked = now
+        yield opened
+
+
+def page_key(*parts: object) -> str:
+    """A cache key for data computed from the index and the rollup: they, and `parts`, decide it."""
+    from hippo_git.signals.open import index_signature
+
+    return "|".join([index_signature(state().cfg), *map(str, parts)])
 
 
 def state() -> WebState:

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask, render_template
 
 from hippo_git.errors import HippoError
-from hippo_git.web.app import confirm_page, done, state
+from hippo_git.web.app import confirm_page, done, page_key, state
 from hippo_git.web.render import diff_rows
 
 
@@ -33,20 +33,40 @@ def _evidence(evidence: tuple[str, ...]) -> dict[str, Any]:
     return found
 
 
+def _refs_key() -> str:
+    """What a run's page depends on in git: the run branches, the receipts and the target's tip."""
+    from hippo_git.git.objects import GitStore
+
+    cfg = state().cfg
+    store = GitStore(cfg.root)
+    tips = [
+        *store.refs("refs/heads/hippo/proposals/"),
+        ("receipts", store.ref_target("refs/notes/hippo/receipts")),
+        ("target", store.ref_target(f"refs/heads/{cfg.target_branch}")),
+    ]
+    return ";".join(f"{name}={tip}" for name, tip in tips)
+
+
 def register(app: Flask) -> None:
     @app.get("/runs")
     def runs() -> str:
         from hippo_git.dream.views import runs_view
 
-        return render_template("runs.html", runs=list(reversed(runs_view(state().cfg.root))))
+        root = state().cfg.root
+        rows = state().cached("runs", _refs_key(), lambda: list(reversed(runs_view(root))))
+        return render_template("runs.html", runs=rows)
 
     @app.get("/runs/<run>")
     def run(run: str) -> str:
         from hippo_git.dream.views import proposals_view
 
-        views = proposals_view(state().cfg.root, run)
-        items = [{"v": v, "diff": diff_rows(v.diff), "evidence": _evidence(v.evidence)} for v in views]
-        return render_template("run.html", run=run, items=items, verify=_verify_run(run))
+        def make() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+            views = proposals_view(state().cfg.root, run)
+            items = [{"v": v, "diff": diff_rows(v.diff), "evidence": _evidence(v.evidence)} for v in views]
+            return items, _verify_run(run)
+
+        items, verified = state().cached("run", page_key(run, _refs_key()), make)
+        return render_template("run.html", run=run, items=items, verify=verified)
 
     @app.get("/runs/<run>/apply")
     def apply_confirm(run: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask, redirect, render_template, request
 from werkzeug.wrappers import Response
 
+from hippo_git.notes.graph import Graph
 from hippo_git.web.app import state
 from hippo_git.web.render import link_graph, markdown
 
@@ -15,9 +16,14 @@ def register(app: Flask) -> None:
         from hippo_git.notes.catalog import list_notes
 
         cfg = state().cfg
-        rows = list_notes(cfg, with_history=False)
+        rows = list_notes(cfg, with_history=False, graph=_graph())
         history = state().cached("history", _history_key(), _last_changes)
-        return render_template("notes.html", rows=rows, history=history)
+        page = max(request.args.get("page", 1, type=int) or 1, 1)
+        pages = max((len(rows) + PAGE - 1) // PAGE, 1)
+        shown = rows[(page - 1) * PAGE : page * PAGE]
+        return render_template(
+            "notes.html", rows=shown, total=len(rows), page=page, pages=pages, history=history
+        )
 
     @app.get("/note")
     def note_by_name() -> Response:
@@ -33,8 +39,9 @@ def register(app: Flask) -> None:
         from hippo_git.notes.catalog import note_links, show_note
 
         cfg = state().cfg
-        parsed = show_note(cfg, path)
-        links = note_links(cfg, parsed.path)
+        graph = _graph()
+        parsed = show_note(cfg, path, graph=graph)
+        links = note_links(cfg, parsed.path, graph=graph)
         out = [o.paths[0] for o in links.out if o.status == "ok"]
         return render_template(
             "note.html",
@@ -44,6 +51,18 @@ def register(app: Flask) -> None:
             graph=link_graph(parsed.path, links.into, sorted(set(out))),
             history=file_history(cfg.root, parsed.path, limit=50),
         )
+
+
+PAGE = 500  # notes per page of the list
+
+
+def _graph() -> Graph:
+    """The notes and their links, rebuilt only when a note file changed."""
+    from hippo_git.notes.catalog import load_graph, notes_signature
+
+    cfg = state().cfg
+    graph: Graph = state().cached("graph", notes_signature(cfg), lambda: load_graph(cfg))
+    return graph
 
 
 def _history_key() -> str:

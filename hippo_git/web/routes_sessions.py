@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask, render_template, request
 
 from hippo_git.errors import HippoError
-from hippo_git.web.app import state
+from hippo_git.web.app import state, views
 
 
 def register(app: Flask) -> None:
@@ -34,12 +34,11 @@ def register(app: Flask) -> None:
     @app.get("/sessions/<path:sid>")
     def session(sid: str) -> str:
         from hippo_git.index.sessions import get_session, get_turns, resolve_session_id
-        from hippo_git.signals.open import open_views
         from hippo_git.signals.rollup_card import card
         from hippo_git.signals.rollup_views import xray
 
         cfg = state().cfg
-        with open_views(cfg) as (conn, index):
+        with views() as (conn, index):
             if index is None:
                 raise HippoError("no transcript index yet", hint="run `git hippo ingest` first")
             full = resolve_session_id(index, sid)

@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from flask import Flask, render_template, request
 
-from hippo_git.web.app import confirm_page, done, state
+from hippo_git.web.app import confirm_page, done, page_key, state, views
 from hippo_git.web.render import MARKS, bar_chart
 
 
 def register(app: Flask) -> None:
     @app.get("/")
     def overview() -> str:
-        from hippo_git.signals.open import open_views
         from hippo_git.signals.rollup_card import duration
         from hippo_git.signals.rollup_views import overview as compute
 
         cfg = state().cfg
         days = min(max(request.args.get("days", 14, type=int) or 14, 1), 366)
-        with open_views(cfg) as (conn, _):
-            data = compute(conn, cfg, days=days)
+
+        def make() -> dict[str, Any]:
+            with views() as (conn, _):
+                return compute(conn, cfg, days=days)
+
+        data = state().cached("overview", page_key(days, date.today()), make)
         per_day = list(reversed(data["per_day"]))
         charts = [
             bar_chart([(d["day"], d["sessions"]) for d in per_day], title="sessions per day"),
@@ -35,24 +39,29 @@ def register(app: Flask) -> None:
 
     @app.get("/fleet")
     def fleet() -> str:
-        from hippo_git.signals.open import open_views
         from hippo_git.signals.rollup_card import duration
         from hippo_git.signals.rollup_views import fleet as compute
 
-        with open_views(state().cfg) as (conn, _):
-            rows = compute(conn)
+        def make() -> list[dict[str, Any]]:
+            with views() as (conn, _):
+                return compute(conn)
+
+        rows = state().cached("fleet", page_key(), make)
         return render_template("fleet.html", rows=rows, duration=duration)
 
     @app.get("/incidents")
     def incidents() -> str:
-        from hippo_git.signals.open import open_views
         from hippo_git.signals.rollup_views import incidents as compute
         from hippo_git.signals.rollup_views import workspace_scope
 
         cfg = state().cfg
         everywhere = request.args.get("all") == "1"
-        with open_views(cfg) as (conn, index):
-            rows = compute(conn, index, scope=None if everywhere else workspace_scope(cfg), limit=200)
+
+        def make() -> list[dict[str, Any]]:
+            with views() as (conn, index):
+                return compute(conn, index, scope=None if everywhere else workspace_scope(cfg), limit=200)
+
+        rows = state().cached("incidents", page_key(everywhere), make)
         return render_template("incidents.html", rows=rows, everywhere=everywhere)
 
     @app.get("/lessons")

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from hippo_git.dream.evidence import NoteText, PassInput, TurnRef
 from hippo_git.dream.protocol import parse_propose_reply
 from hippo_git.dream.records import Proposal
 from hippo_git.dream.run import DreamOptions, dream
 from hippo_git.dream.validate import NAME_MAX, check, path_problems
-from tests.conftest import git
+from hippo_git.index.lock import is_held
+from hippo_git.transcripts.jsonl import read_bytes
+from hippo_git.transcripts.regular import NotRegularFileError, open_regular, read_regular
+from tests.conftest import git, make_repo
+from tests.index_support import claude_lines, hippo_home, set_roots, write_jsonl
 from tests.scripted_model import add_sessions, make_workspace, scripted_argv, write_script
 
 UNTIL = datetime(2026, 1, 6, tzinfo=UTC)
@@ -89,3 +98,47 @@ def test_a_dream_refuses_both_and_finishes(tmp_path: Path) -> None:
     assert "an append carries text to replace" in by_path["notes/build.md"].reasons
     assert not any(e.commit for e in items)
     assert git(cfg.root, "rev-parse", "main") == before
+
+
+def test_open_regular_refuses_a_fifo_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "s.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(NotRegularFileError):
+        open_regular(fifo)  # a plain open() would wait here for a writer, forever
+    with pytest.raises(OSError):
+        read_bytes(fifo)
+    (tmp_path / "ok.jsonl").write_bytes(b"{}\n")
+    assert read_regular(tmp_path / "ok.jsonl") == b"{}\n"
+
+
+def test_a_fifo_named_like_a_transcript_neither_blocks_ingest_nor_holds_the_lock(tmp_path: Path) -> None:
+    """A real `git hippo ingest` process, with a deadline so a regression fails instead of hanging."""
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude" / "proj"
+    write_jsonl(folder / "good.jsonl", claude_lines("s-good", "/work/x", [("user", "fine")]))
+    os.mkfifo(folder / "trap.jsonl")
+    set_roots(hippo_home(), {"claude-code": [tmp_path / "claude"]})
+    for _ in range(2):  # and the next ingest is not stalled by a lock left held
+        proc = subprocess.run(
+            [sys.executable, "-m", "hippo_git", "ingest", "--json"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        failed = json.loads(proc.stdout)["files"]["failed"]
+        assert [f["path"] for f in failed] == [str(folder / "trap.jsonl")]
+        assert "not a regular file" in failed[0]["reason"]
+    assert not is_held(hippo_home() / "index.sqlite")
+
+
+def test_a_file_swapped_for_a_fifo_after_discovery_is_not_read(tmp_path: Path) -> None:
+    """The race the discovery check cannot close: the adapter's own open refuses the FIFO."""
+    from hippo_git.transcripts.claude_code import ADAPTER
+    from hippo_git.transcripts.model import Cursor
+
+    fifo = tmp_path / "late.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError):
+        ADAPTER.parse(fifo, Cursor())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hippo_git.config import WORKSPACE_FILE, read_toml, workspace_template
+from hippo_git.config import WORKSPACE_FILE, checked_notes_dir, read_toml, workspace_template
 from hippo_git.dream.records import RECEIPTS_REF
 from hippo_git.files import write_text_atomic
 from hippo_git.git import hookfiles
@@ -87,9 +87,12 @@ def init_workspace(start: Path, *, notes_dir: str = "notes", install_hooks: bool
     root = info.workdir
     result = InitResult(workdir=root)
     toml_path = root / WORKSPACE_FILE
+    origin = "--notes-dir"
     if toml_path.exists():
         # An existing hippo.toml wins: validate it and take its notes_dir.
         notes_dir = str(read_toml(toml_path, "workspace").get("notes_dir", notes_dir))
+        origin = str(toml_path)
+    notes_dir = checked_notes_dir(notes_dir, root, origin)  # init writes index.md there
     files = {
         str(WORKSPACE_FILE): workspace_template(info.branch or "main", notes_dir),
         ".hippo/.gitignore": GITIGNORE,

@@ -125,3 +125,32 @@ def test_a_session_start_past_its_budget_answers_and_finishes_in_the_background(
         assert notes_index.refresh(conn, cfg).complete
     finally:
         conn.close()
+
+
+def test_a_hook_never_lints_thousands_of_notes_itself(tmp_path: Path) -> None:
+    """After notes changed, the lint counts are not at hand: the hook leaves them out and the
+    detached process computes them for the next session."""
+    repo = _workspace(tmp_path, init=False)
+    cfg = load_config(repo)
+    refresh_notes_index(cfg)
+    path = repo / "notes" / "topic-003.md"
+    path.write_text("# Topic 3\nNow links to [[nowhere]].\n")
+    os.utime(path, (OLD + 7, OLD + 7))
+    payload = {"session_id": "s-2", "cwd": str(repo), "hook_event_name": "SessionStart"}
+    _, out, _ = hooks.handle("session-start", json.dumps(payload), repo)
+    assert "Notes health" not in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    key = notes_index.lint_cache_key(cfg)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        conn = open_notes_index(cfg)
+        try:
+            cached = get_meta(conn, key)
+        finally:
+            conn.close()
+        if cached is not None:
+            break
+        time.sleep(0.1)
+    assert cached is not None and json.loads(cached)["broken_link"] == 1
+    _, out, _ = hooks.handle("session-start", json.dumps({**payload, "session_id": "s-3"}), repo)
+    assert "Notes health" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "Notes health" in build_context(cfg).text  # the command line computes them when missing

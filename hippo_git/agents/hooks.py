@@ -204,7 +204,7 @@ def _session_start(
     state.given = [p.label for p in block.parts if p.kind in ("entry", "required", "relevant")]
     state.save()
     _catch_up(cfg, state)
-    if not block.index_complete:
+    if not block.index_complete or block.lint_pending:
         spawn_notes_index(cfg.home, cfg.root)
     return _context_json(harness, hook, block.text), f"context {block.size} bytes, {len(state.given)} notes"
 

@@ -77,6 +77,7 @@ class ContextBlock:
     lint: dict[str, int] = field(default_factory=dict)
     required_bytes: int = 0  # the block with its required parts only
     index_complete: bool = True  # False: the notes index was still being built (a deadline cut it)
+    lint_pending: bool = False  # the lint counts were not at hand within the deadline: left out
 
     @property
     def size(self) -> int:
@@ -314,15 +315,16 @@ def build_context(
     conn = notes_index.open_notes_index(cfg)
     try:
         complete = notes_index.refresh(conn, cfg, deadline=deadline).complete
-        # Lint counts over a half-built index would be wrong, and costly on a budget: left out.
-        counts = _lint_counts(cfg, conn) if complete else {}
+        # Lint counts over a half-built index would be wrong; on a deadline (an agent hook) only
+        # cached ones are used: linting thousands of notes is for the background to do.
+        counts = _lint_counts(cfg, conn, cached_only=deadline is not None) if complete else {}
         relevant = _relevant_parts(cfg, conn, task, entry_text, required_texts, handoff_targets, shown)
     finally:
         conn.close()
 
     optional = [
         _session_part(head.branch, head.detached, records[:RECENT_SESSIONS]),
-        *([_lint_part(counts)] if complete else []),
+        *([_lint_part(counts)] if counts else []),
         *relevant,
     ]
     parts, left, text = fit(required, optional, budget)
@@ -340,14 +342,17 @@ def build_context(
         lint=counts,
         required_bytes=_size(render(required, [], budget)),
         index_complete=complete,
+        lint_pending=complete and not counts,
     )
 
 
-def _lint_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
+def _lint_counts(cfg: Config, conn: sqlite3.Connection, *, cached_only: bool = False) -> dict[str, int]:
     cached = notes_index.get_meta(conn, notes_index.lint_cache_key(cfg))
     if cached is not None:
         counts: dict[str, int] = json.loads(cached)
         return counts
+    if cached_only:
+        return {}
     from hippo_git.notes.lint import lint_counts  # only when a note changed since the last run
 
     return lint_counts(cfg, conn)

@@ -296,10 +296,10 @@ def refresh_notes_index(cfg: Config, paths: Iterable[str] | None = None) -> Refr
         if paths is not None and get_meta(conn, _MANIFEST_KEY) is None:
             paths = None  # never fully built (a fresh clone, an interrupted first run): build it all
         result = refresh(conn, cfg, paths)
-        if result.changed:
+        if result.changed or get_meta(conn, lint_cache_key(cfg)) is None:
             from hippo_git.notes.lint import lint_counts
 
-            lint_counts(cfg, conn)
+            lint_counts(cfg, conn)  # cached: the next agent session start does not pay for it
         return result
     finally:
         conn.close()

@@ -61,11 +61,8 @@ def test_a_failing_handler_never_fails_the_agent(ws: Path, tmp_path: Path, plant
     payload = json.dumps({"session_id": "s-1", "cwd": str(ws), "prompt": "hello"}).encode()
     for name in ("session-start", "prompt", "gemini-prompt", "cursor-prompt", "cursor-session-start"):
         proc = _hook(ws, plant_dir, name, payload)
-        assert (proc.returncode, proc.stdout.decode().strip(), proc.stderr.decode()) == (
-            0,
-            neutral_output(name),
-            "",
-        ), (
+        expected = neutral_output(name) + "\n" if neutral_output(name) else ""  # one line, or nothing
+        assert (proc.returncode, proc.stdout.decode(), proc.stderr.decode()) == (0, expected, ""), (
             name,
             proc.stderr.decode()[-500:],
         )
@@ -94,7 +91,7 @@ def test_an_unusable_hippo_home_does_not_break_the_net(ws: Path, tmp_path: Path)
         env=env,
         timeout=60,
     )
-    assert (proc.returncode, proc.stdout.strip(), proc.stderr) == (0, b"{}", b"")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"{}\n", b"")
 
 
 def test_a_payload_that_is_not_utf8_still_reaches_the_handler(ws: Path) -> None:

@@ -102,3 +102,18 @@ def test_init_writes_nothing_outside_for_a_bad_notes_dir(tmp_path: Path) -> None
     proc = run_cli(["init", "--no-hooks", "--notes-dir", "../escaped"], cwd=root)
     assert proc.returncode == 1 and "--notes-dir" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "escaped").exists()
+
+
+def test_a_note_that_is_a_link_out_of_the_notes_is_never_indexed_or_served(ws: Path) -> None:
+    os.symlink(ws.parent / "outside" / "index.md", ws / "notes" / "private.md")
+    os.symlink(ws / "notes" / "index.md", ws / "notes" / "alias.md")  # inside: still a note
+    cfg = load_config(ws)
+    from hippo_git.notes.notes_index import refresh_notes_index
+
+    refresh_notes_index(cfg)
+    with pytest.raises(Exception, match="no note named"):
+        Tools(ws).note_get("private")
+    assert "notes/alias.md" in Tools(ws).note_get("alias")
+    proc = run_cli(["context", "--task", "private outside text lives here"], cwd=ws)
+    assert proc.returncode == 0 and "notes/private.md" not in proc.stdout
+    assert "PRIVATE-OUTSIDE-TEXT" not in proc.stdout

@@ -120,6 +120,7 @@ def _walk(folder: Path, root: Path) -> dict[str, tuple[int, int]]:
     """Repo-relative path → (size, mtime_ns) of every visible `.md` file under `folder`."""
     found: dict[str, tuple[int, int]] = {}
     root_len = len(str(root)) + 1
+    inside = os.path.realpath(folder) + os.sep  # a linked note must not lead out of the notes
     stack = [str(folder)]
     while stack:
         current = stack.pop()
@@ -135,6 +136,8 @@ def _walk(folder: Path, root: Path) -> dict[str, tuple[int, int]]:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(entry.path)
                     elif entry.name.endswith(".md") and entry.is_file():
+                        if entry.is_symlink() and not os.path.realpath(entry.path).startswith(inside):
+                            continue
                         st = entry.stat()
                         found[entry.path[root_len:].replace(os.sep, "/")] = (st.st_size, st.st_mtime_ns)
                 except OSError:

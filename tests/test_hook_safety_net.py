@@ -95,11 +95,57 @@ def test_an_unusable_hippo_home_does_not_break_the_net(ws: Path, tmp_path: Path)
 
 
 def test_a_payload_that_is_not_utf8_still_reaches_the_handler(ws: Path) -> None:
-    payload = b'{"session_id": "s-9", "cwd": "' + str(ws).encode() + b'", "prompt": "caf\xe9 \xff"}'
+    payload = b'{"session_id": "s-9", "cwd": "' + str(ws).encode() + b'", "prompt": "caf\xe9 ole \xff"}'
     proc = _hook(ws, None, "gemini-prompt", payload)
     assert (proc.returncode, proc.stderr) == (0, b"")
     json.loads(proc.stdout)
     assert not (Path(os.environ["HIPPO_HOME"]) / "logs" / "errors.log").exists()
+    record = json.loads((ws / ".hippo" / "sessions" / "s-9.json").read_text())
+    assert record["prompts"] == ["caf\ufffd ole \ufffd"]
+
+
+def test_a_terminal_on_stdin_is_not_read(ws: Path) -> None:
+    """Run by hand from a shell, the hook must not wait for a payload that never comes."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "hippo_git", "hook", "gemini-prompt"],
+            cwd=ws,
+            stdin=follower,
+            capture_output=True,
+            timeout=60,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"{}\n", b"")
+
+
+def test_a_hippo_home_that_cannot_be_resolved_still_exits_zero(ws: Path) -> None:
+    """`~user` of no user: resolving it raises, in the handler and again in the logging."""
+    env = {**os.environ, "HIPPO_HOME": "~no-such-user-of-hippo/home"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "hippo_git", "hook", "cursor-prompt"],
+        cwd=ws,
+        input=b"{}",
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b'{"continue": true}\n', b"")
+
+
+def test_git_hooks_report_on_stderr_and_keep_their_exit_code(ws: Path) -> None:
+    (ws / ".hippo" / "sessions").mkdir(parents=True, exist_ok=True)
+    (ws / ".hippo" / "sessions" / "s1.json").write_text("{}")
+    subprocess.run(["git", "add", "-f", ".hippo/sessions/s1.json"], cwd=ws, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hippo_git", "hook", "pre-commit"], cwd=ws, capture_output=True, timeout=60
+    )
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert b".hippo/sessions/s1.json" in proc.stderr
 
 
 def test_the_neutral_output_agrees_with_the_handlers(ws: Path) -> None:

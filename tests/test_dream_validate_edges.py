@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hippo_git.dream.evidence import NoteText, PassInput, TurnRef, max_change_bytes
 from hippo_git.dream.records import Proposal
-from hippo_git.dream.validate import MIN_QUOTE, brings_back, check, quotes_in
+from hippo_git.dream.validate import MIN_QUOTE, brings_back, check, path_problems, quotes_in
 
 NOTE = "# Build\n\nRun make test.\n"
 
@@ -65,3 +65,30 @@ def test_the_size_limit_is_inclusive(tmp_path: Path) -> None:
     assert check(over, _shown(), root=root, notes_dir="notes") == [
         f"the change is {limit + 1} bytes, more than half the note (limit {limit} bytes)"
     ]
+
+
+def test_a_component_of_256_bytes_is_one_too_many(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    assert path_problems("notes/" + "b" * 252 + ".md", root, "notes") == []  # 255 bytes
+    assert "longer than 255 bytes" in path_problems("notes/" + "b" * 253 + ".md", root, "notes")[0]
+
+
+def test_a_reverted_text_shorter_than_a_quote_is_not_a_reason() -> None:
+    assert brings_back("we use abc daily", ["abc"]) is None
+    assert brings_back("we use abcdef daily", ["abcdef"]) == "abcdef"
+
+
+def test_one_reverted_line_of_twenty_characters_is_enough() -> None:
+    reverted = ["- Always rebase before merge\n- Something else here entirely, and more"]
+    assert brings_back("Note: Always rebase before merge, ok", reverted) == "- Always rebase before merge"
+    short = ["- Always rebase first\n- Something else here entirely, and more"]  # a 19-character line
+    assert brings_back("Note: Always rebase first, ok", short) is None
+
+
+def test_new_text_that_is_blank_or_holds_nul_is_refused(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    for new in (" \n\t", "fine\0text"):
+        bad = Proposal(op="append", path="notes/build.md", new=new, evidence=("s1#0",))
+        assert check(bad, _shown(), root=root, notes_dir="notes") == [
+            "the new text is empty or holds NUL characters"
+        ]

@@ -52,7 +52,7 @@ def path_problems(path: str, root: Path, notes_dir: str) -> list[str]:
     notes_parts = [p for p in notes_dir.strip("/").split("/") if p]
     if parts[: len(notes_parts)] != notes_parts or len(parts) <= len(notes_parts):
         return [f"the path is not under {notes_dir.strip('/')}/"]
-    if not path.endswith(".md") or parts[-1] == ".md":
+    if not path.endswith(".md"):  # ("notes/.md" is refused above, as hidden)
         return ["the path is not a .md file"]
     return _resolved_problems(path, root, notes_dir)
 

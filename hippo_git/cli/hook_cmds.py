@@ -77,8 +77,9 @@ def hook_cmd(name: str, argv: tuple[str, ...]) -> None:
     else:
         try:
             code, out, err = _resolve(AGENT_HOOK_HANDLER)(name, _read_payload(), cwd)
-        except BaseException as exc:  # the last resort: an agent hook never fails the agent
-            # (not even by SystemExit: exit 2 would block the agent's prompt in Claude Code)
+        except (Exception, SystemExit) as exc:  # the last resort: an agent hook never fails the agent
+            # (not even by SystemExit: exit 2 would block the agent's prompt in Claude Code). Ctrl-C
+            # still ends it with 130: that is a person stopping it, not a failure.
             _log_quietly(exc)
             code, out, err = 0, neutral_output(name), ""
     if out:

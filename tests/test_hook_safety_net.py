@@ -146,6 +146,18 @@ def test_git_hooks_report_on_stderr_and_keep_their_exit_code(ws: Path) -> None:
     )
     assert proc.returncode == 1 and proc.stdout == b""
     assert b".hippo/sessions/s1.json" in proc.stderr
+    assert proc.stderr.endswith(b"\n") and not proc.stderr.endswith(b"\n\n")  # one line end, not two
+
+
+def test_options_a_harness_adds_are_passed_on_not_refused(ws: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "hippo_git", "hook", "gemini-prompt", "--verbose", "x"],
+        cwd=ws,
+        input=b"{}",
+        capture_output=True,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"{}\n", b"")
 
 
 def test_the_neutral_output_agrees_with_the_handlers(ws: Path) -> None:

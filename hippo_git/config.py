@@ -391,7 +391,7 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
     return Config(
         root=root,
         home=home,
-        notes_dir=values["notes_dir"].strip("/") or "notes",
+        notes_dir=checked_notes_dir(values["notes_dir"], root, sources["notes_dir"]),
         target_branch=values["target_branch"],
         model_command=tuple(values["model_command"]),
         notes_max_bytes=values["notes.max_bytes"],
@@ -422,6 +422,30 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
         packs_registry=values["packs.registry"],
         sources=sources,
     )
+
+
+def checked_notes_dir(value: str, root: Path, origin: str) -> str:
+    """`value` as a notes dir inside the work tree (not in `.git/` or `.hippo/`, not through a
+    symbolic link out of it); `ConfigError` naming the key otherwise. A committed hippo.toml is
+    input from whoever pushed it: context, hooks and MCP serve what lies under notes_dir."""
+    where = f"{origin}: notes_dir = {value!r}"
+    hint = 'set notes_dir to a folder inside the repository, e.g. "notes"'
+    if value.startswith(("/", "~", "\\")) or re.match(r"^[A-Za-z]:", value):
+        raise ConfigError(f"{where} is not a relative path", hint=hint)
+    parts = [p for p in value.strip("/").split("/") if p]
+    if not parts:
+        return "notes"
+    if "\\" in value or any(p in (".", "..") for p in parts):
+        raise ConfigError(f"{where} leaves or names the repository root ('..', '.' or '\\')", hint=hint)
+    if any(p in (".git", ".hippo") for p in parts):
+        raise ConfigError(f"{where} is inside .git/ or .hippo/", hint=hint)
+    top = root.resolve()
+    real = (root / "/".join(parts)).resolve()
+    if not real.is_relative_to(top) or real == top:
+        raise ConfigError(f"{where} leads out of the repository through a symbolic link", hint=hint)
+    if any(real.is_relative_to(top / name) for name in (".git", ".hippo")):
+        raise ConfigError(f"{where} leads into .git/ or .hippo/ through a symbolic link", hint=hint)
+    return "/".join(parts)
 
 
 def workspace_template(target_branch: str, notes_dir: str = "notes") -> str:

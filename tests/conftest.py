@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,12 +32,46 @@ PINNED = {
 }
 
 
+# Read once at import: the autouse fixture below clears HIPPO_* from each test's environment.
+REQUIRE_CORPORA = os.environ.get("HIPPO_REQUIRE_CORPORA", "") == "1"
+CORPUS_SKIP = "needs ../shared/corpora/"  # every corpus skip's reason starts so; counted below
+
+
 def corpus(*parts: str) -> Path:
-    """A path inside ../shared/corpora; skips the test with a reason when it is absent."""
+    """A path inside ../shared/corpora; skips the test with a reason when it is absent (fails it
+    instead under HIPPO_REQUIRE_CORPORA=1, as `.ci/run` sets)."""
     path = CORPORA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"needs ../shared/corpora/{'/'.join(parts)} (absent in this clone)")
+        why = f"{CORPUS_SKIP}{'/'.join(parts)} (absent in this clone)"
+        if REQUIRE_CORPORA:
+            pytest.fail(f"{why}; HIPPO_REQUIRE_CORPORA=1 (fetch them with .ci/fetch-corpora)", pytrace=False)
+        pytest.skip(why)
     return path
+
+
+def _corpus_skip(report: pytest.TestReport) -> bool:
+    return bool(
+        report.skipped and isinstance(report.longrepr, tuple) and CORPUS_SKIP in str(report.longrepr[2])
+    )
+
+
+def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] | None:
+    """A test skipped for want of the corpora gets its own word in the summary line
+    ("12 passed, 97 skipped-no-corpora"), so such a run never looks fully green."""
+    if _corpus_skip(report):
+        return "skipped-no-corpora", "c", "SKIPPED (no corpora)"
+    return None
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    skipped = terminalreporter.stats.get("skipped-no-corpora", [])
+    if skipped:
+        terminalreporter.write_sep(
+            "=",
+            f"{len(skipped)} tests did NOT run: ../shared/corpora is absent (fetch it: .ci/fetch-corpora)",
+            yellow=True,
+            bold=True,
+        )
 
 
 @pytest.fixture(autouse=True)

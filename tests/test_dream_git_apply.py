@@ -143,6 +143,24 @@ def test_invariant_1_a_receipt_that_does_not_match_the_commit_does_not_count(roo
     assert gate.confirmed == [] and "do not match" in gate.refused[0].reason
 
 
+@pytest.mark.parametrize("field", ["patch_id", "after", "before", "path"])
+def test_invariant_1_each_fact_of_the_receipt_is_compared_on_its_own(root: Path, field: str) -> None:
+    """Invariant 1: forging only one fact (above all the patch-id, which binds the review to exactly
+    this change) is enough to refuse the commit; the true receipt passes."""
+    pcs = propose(root, "r1", THREE[:1])
+    true = pcs[0].receipt("confirm", REVIEWER)
+    forged_value = {"path": "notes/deploy.md"}.get(field, "c" * 40)
+    assert getattr(true, field) != forged_value
+    write_receipt(root, true.model_copy(update={field: forged_value}))
+    head = git(root, "rev-parse", "main")
+    gate = confirm(root, "main", [pcs[0].commit])
+    assert gate.confirmed == [] and "do not match" in gate.refused[0].reason
+    result = apply_run(root, load_config(root), "r1")
+    assert not result.moved and git(root, "rev-parse", "main") == head
+    write_receipt(root, true)
+    assert [c.commit for c in confirm(root, "main", [pcs[0].commit]).confirmed] == [pcs[0].commit]
+
+
 def test_invariant_1_before_must_equal_the_notes_current_blob(root: Path) -> None:
     """Invariant 1: the note changed on the target since the proposal → stale, nothing lands."""
     pcs = propose(root, "r1", THREE[:1])

@@ -156,12 +156,15 @@ def test_shrunk_or_rewritten_file_replaces_its_turns(
     assert fts_consistent(cfg.index_path)
 
 
-def test_failing_source_is_reported_and_skipped(tmp_path: Path, repo: Path) -> None:
+def test_failing_source_is_reported_and_skipped(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "claude" / "proj"
     write_jsonl(folder / "good.jsonl", claude_lines("s-good", "/work/x", [("user", "fine")]))
     folder.mkdir(parents=True, exist_ok=True)
     sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(folder / "broken.jsonl"))  # listed like a file, but cannot be read
+    monkeypatch.chdir(folder)  # a relative name: macOS caps socket paths at 104 bytes
+    sock.bind("broken.jsonl")  # listed like a file, but cannot be read
     try:
         cfg = config(repo, {"claude-code": [tmp_path / "claude"]})
         summary = ingest(cfg)

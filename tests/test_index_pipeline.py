@@ -20,7 +20,7 @@ from hippo_git.index import pipeline
 from hippo_git.index.ingest import ingest
 from hippo_git.index.prepare import Task
 from hippo_git.index.scrub import Scrubber
-from hippo_git.index.workers import Worker
+from hippo_git.index.workers import Worker, cpu_count
 from tests.conftest import corpus, make_repo
 from tests.index_support import config, dump_turns, fts_consistent, hippo_home, make_corpus
 
@@ -41,35 +41,35 @@ def dump(index: Path) -> dict[str, list[tuple[Any, ...]]]:
         conn.close()
 
 
+def _processes() -> list[tuple[int, int, str, str]]:
+    """(pid, ppid, state, command line) of every process, from `ps` (Linux and macOS alike: the
+    CI matrix has both, and macOS has no /proc)."""
+    out = subprocess.run(
+        ["ps", "-A", "-o", "pid=", "-o", "ppid=", "-o", "stat=", "-o", "args="],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rows = []
+    for line in out.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) == 4 and parts[0].isdigit() and parts[1].isdigit():
+            rows.append((int(parts[0]), int(parts[1]), parts[2], parts[3]))
+    return rows
+
+
+def _live_worker(state: str, args: str) -> bool:
+    return "hippo_git.index.worker" in args and not state.startswith("Z")
+
+
 def workers_of(parent: int) -> list[int]:
     """Live `hippo_git.index.worker` processes whose parent is `parent`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        ppid = next((line.split()[1] for line in status.splitlines() if line.startswith("PPid:")), "")
-        state = next((line.split()[1] for line in status.splitlines() if line.startswith("State:")), "")
-        if b"hippo_git.index.worker" in cmdline and ppid == str(parent) and state != "Z":
-            found.append(int(entry.name))
-    return found
+    return [pid for pid, ppid, state, args in _processes() if ppid == parent and _live_worker(state, args)]
 
 
 def any_worker_alive(pids: list[int]) -> bool:
-    alive = []
-    for pid in pids:
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"hippo_git.index.worker" in cmdline and "State:\tZ" not in status:
-            alive.append(pid)
-    return bool(alive)
+    wanted = set(pids)
+    return any(pid in wanted and _live_worker(state, args) for pid, _, state, args in _processes())
 
 
 def wait_for(predicate: Any, timeout: float) -> bool:
@@ -186,7 +186,7 @@ def test_worker_count() -> None:
     assert pipeline.worker_count(1, 3, 10) == 1  # one worker beside the writer is a pipeline too
     assert pipeline.worker_count(4, 1, 10**10) == 0  # one source: in process
     assert pipeline.worker_count(None, 100, 1000) == 0  # a small ingest (an agent hook's) stays in process
-    cpus = len(os.sched_getaffinity(0))
+    cpus = cpu_count()
     assert pipeline.worker_count(None, 100, pipeline.POOL_MIN_BYTES) == (min(100, cpus) if cpus > 1 else 0)
 
 

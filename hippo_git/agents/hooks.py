@@ -22,6 +22,7 @@ from hippo_git.agents import state as agent_state
 from hippo_git.agents.spec import (
     EVENTS,
     INGEST_EVENT,
+    NOTES_INDEX_EVENT,
     PRE_COMPACT,
     PROMPT,
     SESSION_END,
@@ -40,6 +41,10 @@ PROMPT_CONTEXT_BYTES = 6_000
 PROMPT_CHARS = 2_000  # a prompt is kept in the session record up to this length
 PROMPTS_KEPT = 200
 _PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+# How long a hook may spend bringing the notes index up to date before answering with what it
+# has (the rest is finished in the background). Harness timeouts are 5-10 s; an agent should
+# never notice the first session in a fresh clone of thousands of notes.
+NOTES_BUDGET_S = 0.5
 
 
 def handle(
@@ -53,6 +58,9 @@ def handle(
         from hippo_git.agents.ingest import run_background_ingest
 
         run_background_ingest(home, payload)
+        return 0, "", ""
+    if event == NOTES_INDEX_EVENT:
+        _finish_notes_index(home, cwd, env)
         return 0, "", ""
     known = EVENTS.get(event)
     if known is None:
@@ -186,7 +194,7 @@ def _session_start(
     from hippo_git.notes import context, declared
 
     try:
-        block = _build(cfg, harness, context)
+        block = _build(cfg, harness, context, time.monotonic() + NOTES_BUDGET_S)
     except HippoError as exc:
         text = f"hippo_git could not build this repository's context block: {exc.message}" + (
             f" ({exc.hint})" if exc.hint else ""
@@ -202,17 +210,53 @@ def _session_start(
     state.given = [p.label for p in block.parts if p.kind in ("entry", "required", "relevant")]
     state.save()
     _catch_up(cfg, state)
+    if not block.index_complete or block.lint_pending:
+        spawn_notes_index(cfg.home, cfg.root)
     return _context_json(harness, hook, block.text), f"context {block.size} bytes, {len(state.given)} notes"
 
 
-def _build(cfg: Config, harness: str, context: Any) -> Any:
+def _build(cfg: Config, harness: str, context: Any, deadline: float) -> Any:
     """The context block; for Claude Code within its 10,000-character hook cap when it can be."""
     if harness == "claude-code" and cfg.context.budget_bytes > context.CLAUDE_HOOK_MAX_BYTES:
         try:
-            return context.build_context(cfg, budget=context.CLAUDE_HOOK_MAX_BYTES)
+            return context.build_context(cfg, budget=context.CLAUDE_HOOK_MAX_BYTES, deadline=deadline)
         except HippoError:
             pass  # the required notes alone are bigger: Claude moves long text to a file, still usable
-    return context.build_context(cfg)
+    return context.build_context(cfg, deadline=deadline)
+
+
+def spawn_notes_index(home: Path, root: Path) -> None:
+    """Finish building the notes index in a detached process; return without waiting."""
+    import subprocess
+    import sys
+
+    logs = home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with (logs / "notes-index-background.log").open("ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hippo_git", "hook", NOTES_INDEX_EVENT],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            close_fds=True,
+        )
+    proc.returncode = 0  # detached on purpose: no ResourceWarning about a child left running
+
+
+def _finish_notes_index(home: Path, cwd: Path, env: Mapping[str, str]) -> None:
+    from hippo_git.notes.notes_index import refresh_notes_index
+
+    try:
+        refresh_notes_index(load_config(cwd, dict(env)))
+    except Exception as exc:  # detached: nobody to tell but the log
+        agent_state.log(
+            home,
+            NOTES_INDEX_EVENT,
+            f"{type(exc).__name__}: {exc}",
+            None if isinstance(exc, HippoError) else exc,
+        )
 
 
 def _catch_up(cfg: Config, state: agent_state.SessionState) -> None:
@@ -300,7 +344,8 @@ def _new_notes(cfg: Config, prompt: str, given: list[str]) -> list[tuple[str, st
         return []
     conn = notes_index.open_notes_index(cfg)
     try:
-        notes_index.refresh(conn, cfg)
+        if not notes_index.refresh(conn, cfg, deadline=time.monotonic() + NOTES_BUDGET_S).complete:
+            spawn_notes_index(cfg.home, cfg.root)
         ranked = rank_relevant(conn, prompt, exclude=given, limit=PROMPT_NOTES)
     finally:
         conn.close()

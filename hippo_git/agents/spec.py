@@ -143,6 +143,8 @@ EVENTS: dict[str, tuple[str, HookSpec]] = {
 
 # The detached background ingest re-enters through `git hippo hook` with this name.
 INGEST_EVENT = "ingest-transcript"
+# ... and the detached build of the notes index a hook's budget cut short, with this one.
+NOTES_INDEX_EVENT = "notes-index"
 
 
 def handler_entry(spec: HarnessSpec, hook: HookSpec) -> dict[str, object]:

@@ -33,6 +33,33 @@ def _resolve(target: str) -> HookFn:
     return fn
 
 
+def neutral_output(name: str) -> str:
+    """What agent hook NAME prints when it has nothing to say, known without importing the handler
+    (which may be what failed): Gemini and Cursor read JSON on stdout, always."""
+    if name == "cursor-prompt":
+        return '{"continue": true}'
+    return "{}" if name.startswith(("gemini-", "cursor-")) else ""
+
+
+def _read_payload() -> str:
+    """stdin as text; a byte that is not UTF-8 becomes U+FFFD rather than an error."""
+    stdin = sys.stdin
+    if stdin is None or stdin.isatty():
+        return ""
+    buffer = getattr(stdin, "buffer", None)
+    return buffer.read().decode("utf-8", errors="replace") if buffer is not None else stdin.read()
+
+
+def _log_quietly(exc: BaseException) -> None:
+    """Log for the person; a failure to log (an unusable $HIPPO_HOME) must not escape either."""
+    try:
+        from hippo_git.cli.main import _log_unexpected
+
+        _log_unexpected(exc)
+    except BaseException:  # nothing may leave the safety net
+        pass
+
+
 @click.command(
     "hook",
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
@@ -49,13 +76,12 @@ def hook_cmd(name: str, argv: tuple[str, ...]) -> None:
         code, out, err = _resolve(GIT_HOOKS[name])(cwd, list(argv))
     else:
         try:
-            payload = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-            code, out, err = _resolve(AGENT_HOOK_HANDLER)(name, payload, cwd)
-        except Exception as exc:  # an agent hook must never fail or block the agent
-            from hippo_git.cli.main import _log_unexpected
-
-            _log_unexpected(exc)
-            code, out, err = 0, "", ""
+            code, out, err = _resolve(AGENT_HOOK_HANDLER)(name, _read_payload(), cwd)
+        except (Exception, SystemExit) as exc:  # the last resort: an agent hook never fails the agent
+            # (not even by SystemExit: exit 2 would block the agent's prompt in Claude Code). Ctrl-C
+            # still ends it with 130: that is a person stopping it, not a failure.
+            _log_quietly(exc)
+            code, out, err = 0, neutral_output(name), ""
     if out:
         click.echo(out, nl=not out.endswith("\n"))
     if err:

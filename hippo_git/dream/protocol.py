@@ -242,7 +242,7 @@ def parse_propose_reply(stdout: str, pass_name: str) -> ProposeReply:
                 Proposal(
                     op=got.op,
                     path=got.path,
-                    old=got.old if got.op == "replace" else None,
+                    old=got.old,  # kept on appends too, so validation refuses them
                     new=got.new,
                     evidence=tuple(got.evidence),
                     rationale=got.rationale[:4000],

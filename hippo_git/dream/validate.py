@@ -20,6 +20,8 @@ MIN_QUOTE = 6
 _QUOTES = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|`([^`\n]+)`')
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _NOT_PORTABLE = set(':*?"<>|')  # drive letters, alternate data streams, wildcards: never in a note path
+# The smallest per-component limit of common file systems (ext4, APFS, NTFS): bytes in UTF-8.
+NAME_MAX = 255
 
 
 def path_problems(path: str, root: Path, notes_dir: str) -> list[str]:
@@ -41,6 +43,8 @@ def path_problems(path: str, root: Path, notes_dir: str) -> list[str]:
         return ["the path has an empty component"]
     if ".." in parts or "." in parts:
         return ["the path contains '..' or '.'"]
+    if any(len(part.encode("utf-8")) > NAME_MAX for part in parts):
+        return [f"a component of the path is longer than {NAME_MAX} bytes"]
     if ".hippo" in parts:
         return ["the path is under .hippo/"]
     if any(part.startswith(".") for part in parts):
@@ -48,7 +52,7 @@ def path_problems(path: str, root: Path, notes_dir: str) -> list[str]:
     notes_parts = [p for p in notes_dir.strip("/").split("/") if p]
     if parts[: len(notes_parts)] != notes_parts or len(parts) <= len(notes_parts):
         return [f"the path is not under {notes_dir.strip('/')}/"]
-    if not path.endswith(".md") or parts[-1] == ".md":
+    if not path.endswith(".md"):  # ("notes/.md" is refused above, as hidden)
         return ["the path is not a .md file"]
     return _resolved_problems(path, root, notes_dir)
 
@@ -66,7 +70,11 @@ def _resolved_problems(path: str, root: Path, notes_dir: str) -> list[str]:
         return [f"{notes_dir}/ resolves outside the repository"]
     if not resolved.is_relative_to(notes):
         return [f"the path leads out of {notes_dir}/ through a symbolic link"]
-    if target.is_symlink():
+    try:
+        is_link = target.is_symlink()
+    except OSError:  # a name the file system refuses is no note either
+        return ["the path cannot be looked up on this file system"]
+    if is_link:
         return ["the note is a symbolic link"]
     return []
 
@@ -141,7 +149,7 @@ def check(
         evidence_text = [turns[e].text for e in proposal.evidence if e in turns]
         if not any(q in t for q in quotes_in(proposal.new) for t in evidence_text):
             reasons.append("the replacement does not quote its evidence verbatim")
-    elif proposal.old:
+    elif proposal.old is not None:  # even "": an append that names text to replace is malformed
         reasons.append("an append carries text to replace")
     limit = max_change_bytes(note.text)
     if size > limit:

@@ -34,6 +34,7 @@ from hippo_git.transcripts.model import (
     Turn,
 )
 from hippo_git.transcripts.registry import get_adapter
+from hippo_git.transcripts.regular import open_regular
 
 HEAD_BYTES = 4096
 
@@ -234,7 +235,7 @@ def _head_hash(path: Path, length: int) -> str | None:
     """`<length>:<sha256 of the first length bytes>`; the length is kept so a small file that grows
     is compared over the bytes it had."""
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             data = fh.read(length)
     except OSError:
         return None

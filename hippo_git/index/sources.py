@@ -17,6 +17,7 @@ from pathlib import Path
 from hippo_git.config import Config
 from hippo_git.transcripts.model import Adapter
 from hippo_git.transcripts.registry import get_adapter, harness_names
+from hippo_git.transcripts.regular import is_regular_or_dir
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,11 @@ def discover_sources(
                     continue
                 seen.add(key)
                 sig = signature(key, database=not adapter.append_only)
-                if sig is not None:
+                if sig is None and _special(key):
+                    failed.append(
+                        FailedSource(key, "not a regular file (a FIFO, socket or device): not read")
+                    )
+                elif sig is not None:
                     yield Source(name, adapter, key, *sig)
 
 
@@ -103,12 +108,24 @@ class _Guard:
         return any(path == r or path.startswith(r + os.sep) for r in self.roots)
 
 
+def _special(path: str) -> bool:
+    """Whether `path` exists but is neither a regular file nor a folder (asked only for the rare
+    source that `signature` refused, so discovery keeps one stat per file)."""
+    try:
+        return not is_regular_or_dir(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def signature(path: str | Path, *, database: bool = True) -> tuple[int, int, bool] | None:
-    """(size, mtime_ns, is_dir), or None when the source cannot be stat'ed. A `database` (any
+    """(size, mtime_ns, is_dir), or None when the source cannot be stat'ed or is no regular file
+    or folder (a FIFO would block its reader forever). A `database` (any
     source an adapter does not read as an append-only file) counts its `-wal` too."""
     try:
         st = os.stat(path)
     except OSError:
+        return None
+    if not is_regular_or_dir(st.st_mode):  # a FIFO or device would block the read forever
         return None
     if stat.S_ISDIR(st.st_mode):
         size, mtime = 0, st.st_mtime_ns

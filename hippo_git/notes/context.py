@@ -76,6 +76,8 @@ class ContextBlock:
     sessions: list[dict[str, Any]] = field(default_factory=list)
     lint: dict[str, int] = field(default_factory=dict)
     required_bytes: int = 0  # the block with its required parts only
+    index_complete: bool = True  # False: the notes index was still being built (a deadline cut it)
+    lint_pending: bool = False  # the lint counts were not at hand within the deadline: left out
 
     @property
     def size(self) -> int:
@@ -256,12 +258,19 @@ def _links_of(text: str | None) -> list[str]:
 
 
 def build_context(
-    cfg: Config, task: str | None = None, budget: int | None = None, *, for_claude_hook: bool = False
+    cfg: Config,
+    task: str | None = None,
+    budget: int | None = None,
+    *,
+    for_claude_hook: bool = False,
+    deadline: float | None = None,
 ) -> ContextBlock:
     """The context block for an agent starting work on `task` in this workspace.
 
     `budget` defaults to `[context] budget_bytes`; `for_claude_hook` caps it at
-    CLAUDE_HOOK_MAX_BYTES so Claude Code takes the block inline.
+    CLAUDE_HOOK_MAX_BYTES so Claude Code takes the block inline. `deadline` (a `time.monotonic()`
+    instant) bounds the notes-index refresh: past it, the entry and required notes still come
+    (read directly), relevant notes only from what is indexed so far (`index_complete` False).
     """
     budget = cfg.context.budget_bytes if budget is None else budget
     if budget <= 0:
@@ -305,15 +314,17 @@ def build_context(
 
     conn = notes_index.open_notes_index(cfg)
     try:
-        notes_index.refresh(conn, cfg)
-        counts = _lint_counts(cfg, conn)
+        complete = notes_index.refresh(conn, cfg, deadline=deadline).complete
+        # Lint counts over a half-built index would be wrong; on a deadline (an agent hook) only
+        # cached ones are used: linting thousands of notes is for the background to do.
+        counts = _lint_counts(cfg, conn, cached_only=deadline is not None) if complete else {}
         relevant = _relevant_parts(cfg, conn, task, entry_text, required_texts, handoff_targets, shown)
     finally:
         conn.close()
 
     optional = [
         _session_part(head.branch, head.detached, records[:RECENT_SESSIONS]),
-        _lint_part(counts),
+        *([_lint_part(counts)] if counts else []),
         *relevant,
     ]
     parts, left, text = fit(required, optional, budget)
@@ -330,14 +341,18 @@ def build_context(
         ],
         lint=counts,
         required_bytes=_size(render(required, [], budget)),
+        index_complete=complete,
+        lint_pending=complete and not counts,
     )
 
 
-def _lint_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
+def _lint_counts(cfg: Config, conn: sqlite3.Connection, *, cached_only: bool = False) -> dict[str, int]:
     cached = notes_index.get_meta(conn, notes_index.lint_cache_key(cfg))
     if cached is not None:
         counts: dict[str, int] = json.loads(cached)
         return counts
+    if cached_only:
+        return {}
     from hippo_git.notes.lint import lint_counts  # only when a note changed since the last run
 
     return lint_counts(cfg, conn)

@@ -54,6 +54,7 @@ class RefreshResult(NamedTuple):
     updated: tuple[str, ...]  # repo-relative paths read again
     removed: tuple[str, ...]
     total: int
+    complete: bool = True  # False: a deadline stopped it (or a busy writer); the rest is left for later
 
     @property
     def changed(self) -> bool:
@@ -119,6 +120,7 @@ def _walk(folder: Path, root: Path) -> dict[str, tuple[int, int]]:
     """Repo-relative path → (size, mtime_ns) of every visible `.md` file under `folder`."""
     found: dict[str, tuple[int, int]] = {}
     root_len = len(str(root)) + 1
+    inside = os.path.realpath(folder) + os.sep  # a linked note must not lead out of the notes
     stack = [str(folder)]
     while stack:
         current = stack.pop()
@@ -134,6 +136,8 @@ def _walk(folder: Path, root: Path) -> dict[str, tuple[int, int]]:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(entry.path)
                     elif entry.name.endswith(".md") and entry.is_file():
+                        if entry.is_symlink() and not os.path.realpath(entry.path).startswith(inside):
+                            continue
                         st = entry.stat()
                         found[entry.path[root_len:].replace(os.sep, "/")] = (st.st_size, st.st_mtime_ns)
                 except OSError:
@@ -191,11 +195,22 @@ def _manifest(on_disk: dict[str, tuple[int, int]]) -> str:
     return "\n".join(f"{p}\t{s}\t{m}" for p, (s, m) in on_disk.items())
 
 
-def refresh(conn: sqlite3.Connection, cfg: Config, paths: Iterable[str] | None = None) -> RefreshResult:
+def refresh(
+    conn: sqlite3.Connection,
+    cfg: Config,
+    paths: Iterable[str] | None = None,
+    *,
+    deadline: float | None = None,
+) -> RefreshResult:
     """Bring the index in line with the notes on disk (all of them, or only `paths`).
 
     A full refresh first compares a manifest of every (path, size, mtime) with the one stored
     by the last full refresh: when equal (the common case) no row is even loaded.
+
+    `deadline` (a `time.monotonic()` instant) bounds the wait: the agent hooks must answer within
+    their budget even when the index is new (the first session in a fresh clone of 5,000 notes).
+    Past it, the notes read so far are stored and the result says `complete=False`; the next
+    refresh goes on from there. A writer busy elsewhere is not waited for past it either.
     """
     manifest = None
     if paths is None:
@@ -220,9 +235,17 @@ def refresh(conn: sqlite3.Connection, cfg: Config, paths: Iterable[str] | None =
         if settled and manifest is not None:
             set_meta(conn, _MANIFEST_KEY, manifest)
         return RefreshResult((), (), len(stored) if scope is not None else len(on_disk))
-    conn.execute("BEGIN IMMEDIATE")
+    if deadline is not None and not _begin_before(conn, deadline):
+        return RefreshResult((), (), len(stored), complete=False)
+    if deadline is None:
+        conn.execute("BEGIN IMMEDIATE")
+    done: list[str] = []
     try:
         for rel in todo:
+            if deadline is not None and time.monotonic() > deadline:
+                settled = False  # the manifest would claim notes this refresh never read
+                break
+            done.append(rel)
             try:
                 raw = (cfg.root / rel).read_bytes()
             except OSError:
@@ -249,7 +272,20 @@ def refresh(conn: sqlite3.Connection, cfg: Config, paths: Iterable[str] | None =
         conn.execute("ROLLBACK")
         raise
     total = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
-    return RefreshResult(tuple(todo), tuple(gone), total)
+    return RefreshResult(tuple(done), tuple(gone), total, complete=len(done) == len(todo))
+
+
+def _begin_before(conn: sqlite3.Connection, deadline: float) -> bool:
+    """BEGIN IMMEDIATE, waiting for another writer (a background refresh) only until `deadline`."""
+    wait_ms = max(0, int((deadline - time.monotonic()) * 1000))
+    conn.execute(f"PRAGMA busy_timeout = {wait_ms}")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        conn.execute("PRAGMA busy_timeout = 10000")
 
 
 def refresh_notes_index(cfg: Config, paths: Iterable[str] | None = None) -> RefreshResult:
@@ -260,11 +296,13 @@ def refresh_notes_index(cfg: Config, paths: Iterable[str] | None = None) -> Refr
     """
     conn = open_notes_index(cfg)
     try:
+        if paths is not None and get_meta(conn, _MANIFEST_KEY) is None:
+            paths = None  # never fully built (a fresh clone, an interrupted first run): build it all
         result = refresh(conn, cfg, paths)
-        if result.changed:
+        if result.changed or get_meta(conn, lint_cache_key(cfg)) is None:
             from hippo_git.notes.lint import lint_counts
 
-            lint_counts(cfg, conn)
+            lint_counts(cfg, conn)  # cached: the next agent session start does not pay for it
         return result
     finally:
         conn.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hippo_git.config import WORKSPACE_FILE, read_toml, workspace_template
+from hippo_git.config import WORKSPACE_FILE, checked_notes_dir, read_toml, workspace_template
 from hippo_git.dream.records import RECEIPTS_REF
 from hippo_git.files import write_text_atomic
 from hippo_git.git import hookfiles
@@ -49,6 +49,7 @@ class InitResult:
     hooks: list[hookfiles.HookChange] = field(default_factory=list)
     config: list[str] = field(default_factory=list)  # "key = value" lines that were set
     to_commit: list[str] = field(default_factory=list)
+    notes_indexed: int | None = None  # notes in the index built at init (None: not built)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -58,6 +59,7 @@ class InitResult:
             "hooks": [{"hook": h.hook, "path": str(h.path), "action": h.action} for h in self.hooks],
             "config": self.config,
             "to_commit": self.to_commit,
+            "notes_indexed": self.notes_indexed,
         }
 
 
@@ -87,9 +89,12 @@ def init_workspace(start: Path, *, notes_dir: str = "notes", install_hooks: bool
     root = info.workdir
     result = InitResult(workdir=root)
     toml_path = root / WORKSPACE_FILE
+    origin = "--notes-dir"
     if toml_path.exists():
         # An existing hippo.toml wins: validate it and take its notes_dir.
         notes_dir = str(read_toml(toml_path, "workspace").get("notes_dir", notes_dir))
+        origin = str(toml_path)
+    notes_dir = checked_notes_dir(notes_dir, root, origin)  # init writes index.md there
     files = {
         str(WORKSPACE_FILE): workspace_template(info.branch or "main", notes_dir),
         ".hippo/.gitignore": GITIGNORE,
@@ -101,7 +106,23 @@ def init_workspace(start: Path, *, notes_dir: str = "notes", install_hooks: bool
     if install_hooks:
         result.hooks = hookfiles.install_hooks(info)
     result.config = configure_receipts(root)
+    result.notes_indexed = _build_notes_index(root)
     return result
+
+
+def _build_notes_index(root: Path) -> int | None:
+    """Build the notes index now, so the first agent session in this workspace finds it ready;
+    the number of notes, or None when it could not be built (a cache: never worth failing init)."""
+    import sqlite3
+
+    from hippo_git.config import load_config
+    from hippo_git.errors import HippoError
+    from hippo_git.notes.notes_index import refresh_notes_index
+
+    try:
+        return refresh_notes_index(load_config(root)).total
+    except (HippoError, OSError, sqlite3.Error):
+        return None
 
 
 def uninstall_git_hooks(start: Path) -> list[hookfiles.HookChange]:

@@ -30,6 +30,7 @@ from hippo_git.transcripts.model import (
     SessionInfo,
     Turn,
 )
+from hippo_git.transcripts.regular import read_regular
 
 HISTORY_SUFFIX = ".aider.chat.history.md"
 _HEADER = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s*$")
@@ -63,7 +64,7 @@ class AiderAdapter:
                     yield path
 
     def parse(self, source: Path, cursor: Cursor) -> ParseResult:
-        data = source.read_bytes()
+        data = read_regular(source)
         offset = cursor.offset
         fresh = offset == 0 or offset > len(data)
         if fresh:

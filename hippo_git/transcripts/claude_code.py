@@ -33,6 +33,7 @@ from hippo_git.transcripts.model import (
     ParseStats,
     SessionInfo,
 )
+from hippo_git.transcripts.regular import read_regular
 from hippo_git.transcripts.session_acc import SessionAcc
 
 HARNESS = "claude-code"
@@ -124,7 +125,7 @@ class _FileParse:
         """`agent-<id>.meta.json` beside a subagent file: its type and description name it."""
         meta_path = self.source.with_name(self.source.name[: -len(".jsonl")] + ".meta.json")
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            meta = json.loads(read_regular(meta_path).decode("utf-8"))
         except (OSError, ValueError):
             return
         if not isinstance(meta, dict):

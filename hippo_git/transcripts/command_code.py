@@ -27,6 +27,7 @@ from hippo_git.transcripts.model import (
     ParseStats,
     SessionInfo,
 )
+from hippo_git.transcripts.regular import read_regular
 
 _SKIP_SUFFIXES = (".checkpoints.jsonl",)
 _ERROR_OUTPUTS = ("error-text", "error-json", "execution-denied")
@@ -127,7 +128,7 @@ def _configured_model(source: Path) -> str | None:
     if source.parent.parent.name != "projects":
         return None
     try:
-        config = json.loads((source.parent.parent.parent / "config.json").read_text(encoding="utf-8"))
+        config = json.loads(read_regular(source.parent.parent.parent / "config.json").decode("utf-8"))
     except (OSError, ValueError):
         return None
     model = config.get("model") if isinstance(config, dict) else None

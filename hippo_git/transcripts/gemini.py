@@ -42,6 +42,7 @@ from hippo_git.transcripts.model import (
     SessionInfo,
     Turn,
 )
+from hippo_git.transcripts.regular import read_regular
 
 # Files in a Gemini home that are not sessions (prompt log, registry, settings, credentials).
 _SIDE_FILES = {
@@ -280,13 +281,13 @@ def _project_root(source: Path) -> str | None:
         return None
     project = chats.parent
     try:
-        marker = (project / ".project_root").read_text(encoding="utf-8").strip()
+        marker = read_regular(project / ".project_root").decode("utf-8").strip()
     except OSError:
         marker = ""
     if marker:
         return marker
     try:
-        registry = json.loads((project.parent.parent / "projects.json").read_text(encoding="utf-8"))
+        registry = json.loads(read_regular(project.parent.parent / "projects.json").decode("utf-8"))
     except (OSError, ValueError):
         return None
     projects = registry.get("projects") if isinstance(registry, dict) else None

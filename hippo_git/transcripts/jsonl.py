@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 from hippo_git.transcripts.jsonl_decode import FAST_REJECTS, decode_slow, fast_loads, loads_json
 from hippo_git.transcripts.model import ParseStats
+from hippo_git.transcripts.regular import open_regular, read_regular
 
 ZSTD_SUFFIXES = (".zst", ".zstd")
 
@@ -81,7 +82,7 @@ class LineReader:
                 self.offset = 0
                 self.restarted = True
             return data, 0
-        with self.path.open("rb") as handle:
+        with open_regular(self.path) as handle:
             if self.offset > os.fstat(handle.fileno()).st_size:
                 self.offset = 0
                 self.restarted = True
@@ -91,7 +92,7 @@ class LineReader:
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, decompressed when it is a zstd file."""
-    raw = path.read_bytes()
+    raw = read_regular(path)
     if path.name.endswith(ZSTD_SUFFIXES):
         return _decompress_frames(raw)
     return raw
@@ -253,7 +254,7 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
     base = "file:" + quote(str(path.resolve()))
     queries = ["?mode=ro", "?mode=ro&immutable=1"]
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:  # a FIFO named like a database would block sqlite too
             header = handle.read(20)
     except OSError:
         header = b""

@@ -16,6 +16,7 @@ from typing import Any
 
 from hippo_git.transcripts.jsonl import as_dict, as_str
 from hippo_git.transcripts.opencode_turns import Message
+from hippo_git.transcripts.regular import read_regular
 
 _OLD_DIRS = {"info", "message", "part"}
 
@@ -111,7 +112,7 @@ def _id_of(path: Path, data: dict[str, Any] | None = None) -> str:
 
 def _load(path: Path) -> dict[str, Any] | None:
     try:
-        value = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        value = json.loads(read_regular(path).decode("utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
     return value if isinstance(value, dict) else None

@@ -1,0 +1,49 @@
+"""Opening transcript files without ever blocking: only regular files are read.
+
+A FIFO (or a device) named like a transcript would make a plain `open()` wait forever for a
+writer, and ingest holds the index lock while it reads. So a file is opened non-blocking, checked
+with `fstat` on the open descriptor (no race between a check and the open), and refused unless it
+is a regular file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+_NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)  # absent on Windows, where FIFOs are no files
+_FLAGS = os.O_RDONLY | _NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class NotRegularFileError(OSError):
+    """The path names a FIFO, socket, device or folder, not a file ingest may read."""
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """`path` opened for binary reading, or `NotRegularFileError` (an OSError) when it is not a
+    regular file. The open never waits for a writer."""
+    fd = os.open(path, _FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(errno.EINVAL, "not a regular file", str(path))
+        if _NONBLOCK:  # reads of a regular file never block; blocking mode keeps them ordinary
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path) -> bytes:
+    """The bytes of the regular file at `path` (see `open_regular`)."""
+    with open_regular(path) as fh:
+        return fh.read()
+
+
+def is_regular_or_dir(mode: int) -> bool:
+    """Whether a `stat` mode is something a source may be: a regular file or a folder."""
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode)

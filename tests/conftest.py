@@ -39,9 +39,7 @@ def corpus(*parts: str) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path_factory.mktemp("home")
+def _pin(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in list(os.environ):
         if key.startswith(("GIT_", "HIPPO_", "XDG_", "CLAUDE_", "CODEX_", "CURSOR_", "GEMINI_")):
             monkeypatch.delenv(key, raising=False)
@@ -53,6 +51,21 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     return home
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hermetic_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The same pinning for the whole session: module- and session-scoped fixtures are set up before
+    any function-scoped one, so without this they would build repos with the developer's identity."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield _pin(tmp_path_factory.mktemp("session-home"), monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(
+    hermetic_session: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    return _pin(tmp_path_factory.mktemp("home"), monkeypatch)
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:

@@ -76,7 +76,19 @@ def check_hooks(ctx: Context) -> list[Check]:
     for hook in hookfiles.GIT_HOOKS:
         state = hookfiles.hook_state(info, hook)
         where = info.hooks_dir / hook
-        if state.startswith("ours"):
+        if state.startswith("pre-commit+ours"):
+            found.append(_beside_pre_commit(info, hook, state))
+        elif state == "ours+pre-commit":
+            found.append(
+                Check(
+                    f"hook {hook}",
+                    RED,
+                    f"the pre-commit framework's script is chained as {hook}.legacy, where it stops every "
+                    'commit ("installed in migration mode")',
+                    "git hippo init  (puts the framework's script back and runs hippo's checks from it)",
+                )
+            )
+        elif state.startswith("ours"):
             chained = " (foreign hook chained as .legacy)" if state == "ours+legacy" else ""
             legacy = where.with_name(hook + ".legacy")
             if chained and not os.access(legacy, os.X_OK):
@@ -111,6 +123,29 @@ def check_hooks(ctx: Context) -> list[Check]:
         else:
             found.append(Check(f"hook {hook}", RED, f"no hook at {where}", "git hippo init"))
     return found
+
+
+def _beside_pre_commit(info: RepoInfo, hook: str, state: str) -> Check:
+    where = info.hooks_dir / hook
+    shim = where.with_name(hook + ".legacy")
+    if not os.access(shim, os.X_OK):
+        return Check(f"hook {hook}", RED, f"{shim} is not executable, so it never runs", f"chmod +x {shim}")
+    script = where.read_text(encoding="utf-8", errors="replace")
+    config = info.workdir / ".pre-commit-config.yaml"
+    if "--skip-on-missing-config" not in script and not config.exists():
+        return Check(
+            f"hook {hook}",
+            RED,
+            f"the pre-commit framework's hook at {where} needs {config.name}, which is missing, so every "
+            f"{hook} fails",
+            "add a .pre-commit-config.yaml, or remove the framework's hook: pre-commit uninstall",
+        )
+    chained = f" (and the hook before it at {shim.name}.legacy)" if state.endswith("+legacy") else ""
+    return Check(
+        f"hook {hook}",
+        GREEN,
+        f"the pre-commit framework's hook at {where} runs hippo's checks from {shim.name}{chained}",
+    )
 
 
 def check_receipts_config(ctx: Context) -> list[Check]:

@@ -86,6 +86,13 @@ SCHEMA: tuple[Key, ...] = (
     ),
     Key("transcripts.roots", dict, {}, HARNESS_ROOT_DOC, ("workspace", "machine")),
     Key(
+        "ci.install",
+        str,
+        "",
+        "pip requirement the CI workflow installs ('' = the hippo_git this machine runs: its git "
+        "commit, wheel or index version)",
+    ),
+    Key(
         "ingest.workers",
         int,
         "auto",
@@ -127,6 +134,7 @@ class Config:
     context: ContextSettings = field(default_factory=ContextSettings)
     dream: DreamSettings = field(default_factory=DreamSettings)
     transcript_roots: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ci_install: str = ""
     ingest_workers: int | None = None  # None: decide by the machine and the amount to read
     sources: dict[str, str] = field(default_factory=dict)  # dotted key → where its value came from
 
@@ -153,6 +161,7 @@ class Config:
             "context.budget_bytes": self.context.budget_bytes,
             "notes.max_bytes": self.notes_max_bytes,
             "ingest.workers": "auto" if self.ingest_workers is None else self.ingest_workers,
+            "ci.install": self.ci_install,
         }
         for name in ("apply", "chunk_hours", "max_model_calls", "max_bytes", "model_timeout_s", "stale_days"):
             values[f"dream.{name}"] = getattr(self.dream, name)
@@ -346,6 +355,7 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
             stale_days=values["dream.stale_days"],
         ),
         transcript_roots=roots,
+        ci_install=values["ci.install"],
         ingest_workers=None if workers == "auto" else workers,
         sources=sources,
     )

@@ -87,7 +87,8 @@ def ci_group() -> None:
     "--install",
     "spec",
     metavar="SPEC",
-    help="pip requirement CI installs (default: this version of hippo-git).",
+    help="pip requirement CI installs (default: ci.install, else the hippo_git running here: its git "
+    "commit, wheel in the repository, or index version).",
 )
 @click.option("--force", is_flag=True, help="Overwrite a workflow file hippo did not write.")
 def ci_install_cmd(provider: str, spec: str | None, force: bool) -> None:

@@ -45,6 +45,10 @@ def _pin(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("HIPPO_HOME", str(home / "hippo-home"))
+    # As with the virtual environment activated: `git hippo` resolves to this checkout's git-hippo.
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))
     for key, value in PINNED.items():
         monkeypatch.setenv(key, value)
     # An empty global config, so the developer's ~/.gitconfig never leaks in.

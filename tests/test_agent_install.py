@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -375,3 +378,29 @@ def test_trusted_hook_definitions_stay_byte_stable(ws: Path) -> None:
     install_agent(cfg, "gemini", mcp=False)
     for rel, expected in PINNED_DEFINITIONS.items():
         assert (ws / rel).read_text() == json.dumps(expected, indent=2) + "\n"
+
+
+def test_install_refuses_when_git_hippo_is_not_on_path(ws: Path, tmp_path: Path) -> None:
+    before = _snapshot(ws)
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    with pytest.raises(HippoError, match="git-hippo is not on PATH") as err:
+        install_agent(load_config(ws), "claude-code", search_path=str(empty))
+    assert "activate" in (err.value.hint or "")
+    assert _snapshot(ws) == before
+    # The same through the command line, with PATH as in a shell where the venv is not activated.
+    env = {
+        **os.environ,
+        "PATH": os.pathsep.join(
+            p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "git-hippo").exists()
+        ),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "hippo_git", "agent", "install", "codex"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 1 and "git-hippo is not on PATH" in proc.stderr
+    assert "Traceback" not in proc.stderr and _snapshot(ws) == before

@@ -129,4 +129,8 @@ def cli() -> None:
 
 
 def main() -> None:
+    if sys.argv[1:2] != ["hook"]:  # the agent hooks stay as light as they are
+        from hippo_git.cli.manpage import ensure_man_page
+
+        ensure_man_page()
     cli.main(prog_name="git hippo")

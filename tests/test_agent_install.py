@@ -228,7 +228,8 @@ def test_user_changes_after_install_survive_uninstall(ws: Path) -> None:
         ("claude-code", ".claude/settings.json", '{"hooks": []}'),
         ("codex", ".codex/config.toml", "[mcp_servers.hippo\ncommand = 1\n"),
         ("codex", "AGENTS.md", f"x\n{BLOCK_BEGIN}\nno end marker\n"),
-        ("gemini", ".gemini/settings.json", "{\n  // comments are not JSON\n}\n"),
+        ("claude-code", ".claude/settings.json", "{\n  // Claude Code settings are plain JSON\n}\n"),
+        ("gemini", ".gemini/settings.json", '{\n  // a comment\n  "theme": ,\n}\n'),
         ("cursor", ".cursor/mcp.json", '{"mcpServers": "nope"}'),
     ],
 )
@@ -404,3 +405,43 @@ def test_install_refuses_when_git_hippo_is_not_on_path(ws: Path, tmp_path: Path)
     )
     assert proc.returncode == 1 and "git-hippo is not on PATH" in proc.stderr
     assert "Traceback" not in proc.stderr and _snapshot(ws) == before
+
+
+GEMINI_WITH_COMMENTS = """{
+  // my theme; Gemini CLI reads this file as JSON with comments
+  "theme": "Dracula", /* kept */
+  "mcpServers": {
+    "fs": {"command": "fs-mcp"}
+  },
+  "url": "http://example.com/not//a/comment"
+}
+"""
+
+
+def test_gemini_settings_with_comments_keep_them(ws: Path) -> None:
+    from hippo_git.agents import jsonc
+
+    _write(ws, {".gemini/settings.json": GEMINI_WITH_COMMENTS})
+    before = _snapshot(ws)
+    cfg = load_config(ws)
+    install_agent(cfg, "gemini")
+    text = (ws / ".gemini/settings.json").read_text()
+    assert "// my theme; Gemini CLI reads" in text and "/* kept */" in text
+    data = jsonc.loads(text)
+    assert data["url"] == "http://example.com/not//a/comment"
+    assert set(data["mcpServers"]) == {"fs", "hippo"} and "SessionStart" in data["hooks"]
+    again = install_agent(cfg, "gemini")
+    assert {c.action for c in again.changes} == {"unchanged"}
+    assert (ws / ".gemini/settings.json").read_text() == text
+    uninstall_agent(cfg, "gemini")
+    assert _snapshot(ws) == before
+
+
+def test_gemini_settings_with_comments_in_the_way_are_refused_with_the_reason(ws: Path) -> None:
+    text = '{\n  "mcpServers": {\n    // my servers\n    "fs": {"command": "fs-mcp"}\n  }\n}\n'
+    _write(ws, {".gemini/settings.json": text})
+    with pytest.raises(HippoError, match='a comment inside "mcpServers" would be lost'):
+        install_agent(load_config(ws), "gemini")
+    assert (ws / ".gemini/settings.json").read_text() == text
+    install_agent(load_config(ws), "gemini", mcp=False)  # the hooks alone can go in beside it
+    assert "// my servers" in (ws / ".gemini/settings.json").read_text()

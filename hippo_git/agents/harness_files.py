@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hippo_git.agents import jsonc
 from hippo_git.agents.spec import BLOCK_BEGIN, BLOCK_END, workspace_key
 from hippo_git.errors import HippoError
 from hippo_git.files import write_text_atomic
@@ -102,25 +103,44 @@ class Backups:
 # --- JSON -------------------------------------------------------------------------------------------
 
 
-def load_json(path: Path, text: str | None) -> dict[str, Any]:
+def allows_comments(path: Path) -> bool:
+    """Gemini CLI reads its settings as JSON with comments; the other harnesses want plain JSON."""
+    return path.parent.name == ".gemini"
+
+
+def load_json(path: Path, text: str | None, *, comments: bool | None = None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise refuse(path, f"it is not valid JSON ({exc})") from None
+        if not (allows_comments(path) if comments is None else comments):
+            raise refuse(path, f"it is not valid JSON ({exc})") from None
+        try:
+            data = jsonc.loads(text)
+        except ValueError as exc2:
+            raise refuse(path, f"it is not valid JSON, even with comments ({exc2})") from None
     if not isinstance(data, dict):
         raise refuse(path, "its top level is not a JSON object")
     return data
 
 
-def dump_json(data: dict[str, Any], like: str | None) -> str:
-    """Serialise in the indentation and line endings of `like` (the file's current text)."""
+def dump_json(data: dict[str, Any], like: str | None, path: Path | None = None) -> str:
+    """Serialise in the indentation and line endings of `like` (the file's current text); a file
+    with comments keeps them, with only the members that changed rewritten."""
     indent: str | int = 2
     if like:
         match = re.search(r"[{\[][ \t]*\r?\n([ \t]+)\S", like)
         if match:
             indent = match.group(1)
+    if like and path is not None and allows_comments(path) and jsonc.has_comments(like):
+        unit = indent
+
+        def dump(value: Any, at: str) -> str:
+            return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", "\n" + at)
+
+        text = jsonc.splice(like.replace("\r\n", "\n"), data, dump, lambda why: refuse(path, why))
+        return text.replace("\n", "\r\n") if "\r\n" in like else text
     text = json.dumps(data, indent=indent, ensure_ascii=False)
     if like is None or like.endswith("\n") or not like.strip():
         text += "\n"

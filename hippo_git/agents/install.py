@@ -254,7 +254,9 @@ def install_agent(
             edit(spec, path, data)
             action = "created" if text is None else ("unchanged" if data == before else "updated")
             result.changes.append(af.Change(rel, part, action))
-        plans.append((rel, text, text if data == original and text is not None else af.dump_json(data, text)))
+        plans.append(
+            (rel, text, text if data == original and text is not None else af.dump_json(data, text, path))
+        )
     text_edits: list[tuple[str, str, Callable[[Path, str | None], str]]] = []
     if mcp and spec.mcp_style == "toml":
         text_edits.append(
@@ -336,9 +338,12 @@ def uninstall_agent(cfg: Config, harness: str) -> AgentResult:
             found |= hit
             result.changes.append(af.Change(rel, part, "removed" if hit else "absent"))
         if found:
-            same = _json_same(data)
+            same = _json_same(data, af.allows_comments(path))
             writes.append(
-                (rel, _settle(backups, rel, af.dump_json(data, text), _json_empty(spec, rel, data), same))
+                (
+                    rel,
+                    _settle(backups, rel, af.dump_json(data, text, path), _json_empty(spec, rel, data), same),
+                )
             )
     text_parts: list[tuple[str, str, Callable[[Path, str], str], Callable[[str], bool]]] = []
     if spec.mcp_style == "toml":
@@ -377,13 +382,13 @@ def uninstall_agent(cfg: Config, harness: str) -> AgentResult:
     return result
 
 
-def _json_same(data: dict[str, Any]) -> Callable[[str], bool]:
+def _json_same(data: dict[str, Any], comments: bool) -> Callable[[str], bool]:
     """Equal up to empty containers, which uninstall prunes even when the user had them empty."""
     want = _pruned(data)
 
     def same(original: str) -> bool:
         try:
-            return bool(_pruned(af.load_json(Path("backup"), original)) == want)
+            return bool(_pruned(af.load_json(Path("backup"), original, comments=comments)) == want)
         except Exception:
             return False
 

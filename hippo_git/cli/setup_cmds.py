@@ -29,6 +29,9 @@ def init_cmd(notes_dir: str, no_hooks: bool, as_json: bool) -> None:
         say(f"hook     {change.hook}: {change.action} ({change.path})")
     for line in result.config:
         say(f"config   {line}")
+    if not result.to_commit:
+        say("hippo is set up; its files are committed already.")
+        return
     say("hippo is set up. Nothing was committed; to share it with your team, commit:")
     click.echo("  git add " + " ".join(result.to_commit) + " && git commit -m 'Set up hippo_git'")
 

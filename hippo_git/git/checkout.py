@@ -36,3 +36,23 @@ def checkout_origin(path: Path) -> CheckoutOrigin | None:
     contains = run_git(["branch", "-r", "--contains", commit], cwd=path, check=False).stdout.strip()
     dirty = run_git(["diff", "--quiet", "HEAD"], cwd=path, check=False).returncode == 1
     return CheckoutOrigin(remote, url, commit, bool(contains), dirty)
+
+
+def uncommitted(root: Path, paths: list[str]) -> list[str]:
+    """Those of `paths` (relative to `root`) that are untracked or differ from HEAD, in their order."""
+    out = run_git(
+        ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths],
+        cwd=root,
+        env={"GIT_LITERAL_PATHSPECS": "1"},
+    ).stdout
+    changed: set[str] = set()
+    entries = out.split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        if len(entry) > 3:
+            changed.add(entry[3:])
+            if entry[0] in "RC":  # a rename or copy names its source next
+                i += 1
+        i += 1
+    return [p for p in paths if p in changed]

@@ -9,6 +9,7 @@ from hippo_git.config import WORKSPACE_FILE, read_toml, workspace_template
 from hippo_git.dream.records import RECEIPTS_REF
 from hippo_git.files import write_text_atomic
 from hippo_git.git import hookfiles
+from hippo_git.git.checkout import uncommitted
 from hippo_git.git.repo import RepoInfo, config_add, config_set, discover, remotes
 from hippo_git.team.githooks import PER_PERSON
 
@@ -48,7 +49,7 @@ class InitResult:
     kept: list[str] = field(default_factory=list)
     hooks: list[hookfiles.HookChange] = field(default_factory=list)
     config: list[str] = field(default_factory=list)  # "key = value" lines that were set
-    to_commit: list[str] = field(default_factory=list)
+    to_commit: list[str] = field(default_factory=list)  # hippo's files that are not committed as they are
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -97,7 +98,7 @@ def init_workspace(start: Path, *, notes_dir: str = "notes", install_hooks: bool
     }
     for rel, text in files.items():
         (result.created if _write_new(root / rel, text) else result.kept).append(rel)
-        result.to_commit.append(rel)
+    result.to_commit = uncommitted(root, list(files))
     if install_hooks:
         result.hooks = hookfiles.install_hooks(info)
     result.config = configure_receipts(root)

@@ -117,21 +117,25 @@ FORMATS = click.Choice(["markdown", "json", "claude-hook"])
 @click.option("--task", help="What the agent is about to do; picks the relevant notes.")
 @click.option("--budget", type=int, help="Most bytes in the block (default: [context] budget_bytes).")
 @click.option(
-    "--format",
-    "fmt",
-    type=FORMATS,
-    default="markdown",
-    show_default=True,
-    help="claude-hook: Claude Code's SessionStart JSON (budget capped below its 10,000-character limit).",
+    "--claude-hook",
+    "claude_hook",
+    is_flag=True,
+    help="Print Claude Code's SessionStart JSON (budget capped below its 10,000-character limit).",
 )
-def context_cmd(task: str | None, budget: int | None, fmt: str) -> None:
+@json_option
+# The older spelling, kept working for scripts: --format markdown|json|claude-hook.
+@click.option("--format", "fmt", type=FORMATS, default=None, hidden=True)
+def context_cmd(
+    task: str | None, budget: int | None, claude_hook: bool, as_json: bool, fmt: str | None
+) -> None:
     """Print the context block an agent gets at session start."""
     from hippo_git.notes.context import build_context
 
-    block = build_context(load_config(), task, budget, for_claude_hook=fmt == "claude-hook")
-    if fmt == "json":
+    claude_hook = claude_hook or fmt == "claude-hook"
+    block = build_context(load_config(), task, budget, for_claude_hook=claude_hook)
+    if as_json or fmt == "json":
         emit_json(block.as_dict())
-    elif fmt == "claude-hook":
+    elif claude_hook:
         click.echo(block.claude_hook())
     else:
         click.echo(block.text, nl=not block.text.endswith("\n"))

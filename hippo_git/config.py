@@ -299,8 +299,20 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
     """The effective configuration for the workspace containing `start` (default: cwd)."""
     env = dict(os.environ) if env is None else env
     root = find_worktree_root(start or Path.cwd())
+    return _assemble(root, read_toml(root / WORKSPACE_FILE, "workspace"), env, workspace_root=root)
+
+
+def machine_config(start: Path | None = None, env: dict[str, str] | None = None) -> Config:
+    """This machine's configuration alone (defaults, `$HIPPO_HOME/config.toml`, environment), for the
+    machine-wide views run outside any repository; `root` is just the folder it was asked from."""
+    env = dict(os.environ) if env is None else env
+    return _assemble((start or Path.cwd()).resolve(), {}, env, workspace_root=None)
+
+
+def _assemble(
+    root: Path, workspace: dict[str, Any], env: dict[str, str], *, workspace_root: Path | None
+) -> Config:
     home = hippo_home(env)
-    workspace = read_toml(root / WORKSPACE_FILE, "workspace")
     machine = read_toml(home / MACHINE_FILE, "machine")
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -323,7 +335,7 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
                 f"{WORKERS_ENV}={raw!r} is not a worker count", hint='set it to "auto" or a number (0 = none)'
             )
         workers, sources["ingest.workers"] = raw if raw == "auto" else int(raw), f"environment {WORKERS_ENV}"
-    roots = default_transcript_roots(root, env)
+    roots = default_transcript_roots(workspace_root, env)
     for origin, table in ((root / WORKSPACE_FILE, workspace), (home / MACHINE_FILE, machine)):
         for harness, paths in dict(table.get("transcripts.roots", {})).items():
             listed = [paths] if isinstance(paths, str) else list(paths)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say, table
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
 from hippo_git.config import Config, hippo_home, load_config
 from hippo_git.errors import NotARepoError
 from hippo_git.transcripts.registry import harness_names
@@ -188,7 +188,7 @@ def search_cmd(
         click.echo("    " + " ".join(h.snippet.split()))
 
 
-@click.group("sessions", invoke_without_command=True)
+@click.group("sessions", cls=FullHelpGroup, invoke_without_command=True)
 @click.option("--harness", type=_HARNESS, help="Only sessions of this harness.")
 @click.option("--workspace", is_flag=True, help="Only sessions that belong to this repository.")
 @click.option(

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from hippo_git import __version__
+from hippo_git.cli.render import FullHelpGroup
 from hippo_git.errors import HippoError
 
 # command name → (module under hippo_git.cli, attribute)
@@ -76,7 +77,7 @@ def _log_unexpected(exc: BaseException) -> str | None:
         return None
 
 
-class HippoGroup(click.Group):
+class HippoGroup(FullHelpGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *(name for name in COMMANDS if _available(name))})
 

@@ -10,11 +10,11 @@ import sys
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say, table
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
 from hippo_git.config import load_config
 
 
-@click.group("notes")
+@click.group("notes", cls=FullHelpGroup)
 def notes_group() -> None:
     """The Markdown notes in notes_dir and their [[links]]."""
 
@@ -161,7 +161,7 @@ def brief_cmd(task: str, budget: int | None, limit: int, as_json: bool) -> None:
     click.echo(brief.text, nl=not brief.text.endswith("\n"))
 
 
-@click.group("session")
+@click.group("session", cls=FullHelpGroup)
 def session_group() -> None:
     """Declare an agent session: its task at the start, its handoff at the end."""
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say, table
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
 from hippo_git.config import load_config
 from hippo_git.team.setup import init_workspace, uninstall_git_hooks
 
@@ -36,7 +36,7 @@ def init_cmd(notes_dir: str, no_hooks: bool, as_json: bool) -> None:
     click.echo("  git add " + " ".join(result.to_commit) + " && git commit -m 'Set up hippo_git'")
 
 
-@click.group("hooks")
+@click.group("hooks", cls=FullHelpGroup)
 def hooks_group() -> None:
     """Manage the git hooks hippo installs (pre-commit, post-merge)."""
 
@@ -53,7 +53,7 @@ def hooks_uninstall_cmd(as_json: bool) -> None:
         say(f"{c.hook}: {c.action} ({c.path})")
 
 
-@click.group("config")
+@click.group("config", cls=FullHelpGroup)
 def config_group() -> None:
     """Show the configuration in effect."""
 
@@ -61,11 +61,19 @@ def config_group() -> None:
 @config_group.command("show")
 @json_option
 def config_show_cmd(as_json: bool) -> None:
-    """Print every setting, its value and where the value came from."""
-    cfg = load_config()
+    """Print every setting, its value and where the value came from (outside a repository: this
+    machine's settings alone)."""
+    from hippo_git.config import machine_config
+    from hippo_git.errors import NotARepoError
+
+    try:
+        cfg = load_config()
+        root = str(cfg.root)
+    except NotARepoError:
+        cfg, root = machine_config(), ""
     rows = cfg.effective()
     if as_json:
-        emit_json({"home": str(cfg.home), "root": str(cfg.root), "settings": rows})
+        emit_json({"home": str(cfg.home), "root": root or None, "settings": rows})
         return
-    say(f"workspace {cfg.root}\nhippo home {cfg.home}")
+    say(f"workspace {root or '(none: not inside a git repository)'}\nhippo home {cfg.home}")
     table([(r["key"], r["value"], r["source"]) for r in rows], ["key", "value", "source"], max_width=80)

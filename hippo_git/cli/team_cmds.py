@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say
 from hippo_git.team.ci import install_github
 from hippo_git.team.demo import DEMO_QUERY, run_demo
 from hippo_git.team.doctor import run_doctor
@@ -76,7 +76,7 @@ def verify_cmd(rev_range: str | None, fmt: str, as_json: bool) -> None:
         raise SystemExit(1)
 
 
-@click.group("ci")
+@click.group("ci", cls=FullHelpGroup)
 def ci_group() -> None:
     """Set up CI checks for dream pull requests."""
 

@@ -251,6 +251,11 @@ def read_toml(path: Path, where: str) -> dict[str, Any]:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
+    return parse_toml_text(path, text, where)
+
+
+def parse_toml_text(path: Path, text: str, where: str) -> dict[str, Any]:
+    """Parse and validate the text of one config file (`path` names it in errors); flat dotted keys."""
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -162,20 +162,29 @@ def test_codex_toml_edits_only_our_table(ws: Path) -> None:
     cfg = load_config(ws)
     install_agent(cfg, "codex")
     text = (ws / ".codex/config.toml").read_text()
-    assert text.startswith(CODEX_CONFIG)  # every byte of the user's text kept
+    # Every byte of the user's text kept (the comment too); ours goes beside the other MCP servers.
+    ours = '[mcp_servers.hippo]\ncommand = "git"\nargs = ["hippo", "mcp"]\n\n'
+    cut = CODEX_CONFIG.index("[profiles.fast]")
+    assert text == CODEX_CONFIG[:cut] + ours + CODEX_CONFIG[cut:]
     data = tomllib.loads(text)
     assert data["mcp_servers"]["hippo"] == {"command": "git", "args": ["hippo", "mcp"]}
     assert data["mcp_servers"]["docs"]["command"] == "docs-mcp"
-    # A table in the middle of the file is replaced in place, the rest left as it is.
-    ours = text[len(CODEX_CONFIG) :].strip() + "\n"
-    cut = CODEX_CONFIG.index("[profiles.fast]")
-    moved = CODEX_CONFIG[:cut] + ours.replace('mcp"]', 'mcp"]\nenv = { A = "1" }') + "\n" + CODEX_CONFIG[cut:]
-    (ws / ".codex/config.toml").write_text(moved)
+    # A table of ours that someone changed is set back in place, the rest left as it is.
+    changed = text.replace('mcp"]\n', 'mcp"]\nenv = { A = "1" }\n', 1)
+    (ws / ".codex/config.toml").write_text(changed)
     install_agent(cfg, "codex")
-    after = (ws / ".codex/config.toml").read_text()
-    assert after == moved.replace('\nenv = { A = "1" }', "")
+    assert (ws / ".codex/config.toml").read_text() == text
+    shutil.rmtree(cfg.home / "agent-backups")  # as on a teammate's machine: no backup
     uninstall_agent(cfg, "codex")
-    assert tomllib.loads((ws / ".codex/config.toml").read_text()) == tomllib.loads(CODEX_CONFIG)
+    assert (ws / ".codex/config.toml").read_text() == CODEX_CONFIG
+
+
+def test_codex_toml_in_a_shape_hippo_cannot_edit_is_refused(ws: Path) -> None:
+    text = 'mcp_servers = "not a table"\n'
+    _write(ws, {".codex/config.toml": text})
+    with pytest.raises(HippoError, match="mcp_servers is not a table"):
+        install_agent(load_config(ws), "codex")
+    assert (ws / ".codex/config.toml").read_text() == text
 
 
 def test_marked_block_replaced_in_place_and_removed_exactly(ws: Path) -> None:

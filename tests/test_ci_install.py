@@ -40,7 +40,7 @@ def test_workflow_is_valid_and_has_the_steps(repo: Path) -> None:
     assert "gh pr comment" in runs
     assert job["steps"][0]["with"]["fetch-depth"] == 0
     text = (repo / ".github/workflows/hippo-review.yml").read_text()
-    assert "# To change it: git hippo ci install github --install SPEC" in text
+    assert "# To change it: git hippo config set ci.install SPEC" in text
     again = run_cli(["ci", "install", "github", "--install", "hippo-git @ ./dist/x.whl"], cwd=repo)
     assert again.stderr.startswith("unchanged")
 

@@ -194,9 +194,8 @@ def _rule_head() -> str:
     return _template("cursor-rule-head.mdc").strip() + "\n"
 
 
-def _mcp_toml() -> str:
-    args = ", ".join(f'"{a}"' for a in MCP_ARGS)
-    return f'[mcp_servers.{MCP_NAME}]\ncommand = "{MCP_COMMAND}"\nargs = [{args}]\n'
+def _mcp_toml() -> dict[str, Any]:
+    return {"command": MCP_COMMAND, "args": list(MCP_ARGS)}
 
 
 # --- install / uninstall ------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def hooks_uninstall_cmd(as_json: bool) -> None:
 
 @click.group("config", cls=FullHelpGroup)
 def config_group() -> None:
-    """Show the configuration in effect."""
+    """Show the configuration in effect, or change one setting."""
 
 
 @config_group.command("show")
@@ -77,3 +77,20 @@ def config_show_cmd(as_json: bool) -> None:
         return
     say(f"workspace {root or '(none: not inside a git repository)'}\nhippo home {cfg.home}")
     table([(r["key"], r["value"], r["source"]) for r in rows], ["key", "value", "source"], max_width=80)
+
+
+@config_group.command("set")
+@click.argument("key")
+@click.argument("value")
+@click.option("--machine", is_flag=True, help="Set it in $HIPPO_HOME/config.toml (this machine) instead.")
+@json_option
+def config_set_cmd(key: str, value: str, machine: bool, as_json: bool) -> None:
+    """Set KEY to VALUE in .hippo/hippo.toml, keeping the file's comments and layout."""
+    from hippo_git.team.settings import set_setting
+
+    change = set_setting(Path.cwd(), key, value, machine=machine)
+    if as_json:
+        emit_json(change.as_dict())
+        return
+    verb = "set" if change.changed else "unchanged"
+    say(f"{verb} {change.key} = {change.new!r} in {change.path}")

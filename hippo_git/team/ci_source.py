@@ -21,9 +21,7 @@ from hippo_git.errors import HippoError
 from hippo_git.git.checkout import checkout_origin
 
 DIST = "hippo-git"
-HOW_TO_CHANGE = (
-    "To change it: git hippo ci install github --install SPEC, or set ci.install in .hippo/hippo.toml"
-)
+HOW_TO_CHANGE = "To change it: git hippo config set ci.install SPEC, then git hippo ci install github"
 
 
 @dataclass(frozen=True)

@@ -120,3 +120,34 @@ def test_the_framework_without_its_config_is_red(repo: Path, tmp_path: Path) -> 
     (repo / ".pre-commit-config.yaml").unlink()
     status, saw = _hook_check(repo)
     assert status == "red" and ".pre-commit-config.yaml" in saw
+
+
+HIPPO_LINT = """repos:
+- repo: local
+  hooks:
+  - id: hippo-lint
+    name: hippo notes check
+    entry: git-hippo hook pre-commit
+    language: system
+    pass_filenames: false
+    always_run: true
+"""
+
+
+def test_a_framework_config_running_hippo_lint_gets_no_second_shim(repo: Path) -> None:
+    (repo / ".pre-commit-config.yaml").write_text(HIPPO_LINT)
+    git(repo, "add", ".pre-commit-config.yaml")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"], cwd=repo, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    changes = {c.hook: c.action for c in init_workspace(repo).hooks}
+    assert changes == {"pre-commit": "via-pre-commit-config", "post-merge": "installed"}
+    assert not (repo / ".git/hooks/pre-commit.legacy").exists()
+    ok = _commit(repo, "build.md", "# Build\n")
+    assert ok.returncode == 0, ok.stderr + ok.stdout
+    secret = _commit(repo, "keys.md", "# Keys\n\naws AKIAIOSFODNN7EXAMPLE\n")
+    assert secret.returncode != 0
+    assert (secret.stdout + secret.stderr).count("looks like a secret") == 1  # run once, not twice
+    status, saw = _hook_check(repo)
+    assert status == "green" and "hippo-lint" in saw, saw

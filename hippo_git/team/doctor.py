@@ -21,7 +21,7 @@ from hippo_git.git import hookfiles
 from hippo_git.git.repo import RepoInfo, config_get, config_get_all, discover, remotes, run_git
 from hippo_git.git.staged import index_paths
 from hippo_git.team.githooks import PER_PERSON, per_person
-from hippo_git.team.setup import receipts_fetch_refspec
+from hippo_git.team.setup import framework_runs_hippo, receipts_fetch_refspec
 
 GREEN, RED, NA = "green", "red", "n/a"
 MIN_GIT = (2, 30)
@@ -111,6 +111,8 @@ def check_hooks(ctx: Context) -> list[Check]:
                     "git hippo init  (installs into core.hooksPath, chaining what is there)",
                 )
             )
+        elif state == "foreign" and hook == "pre-commit" and _framework_runs_hippo(info):
+            found.append(_beside_pre_commit(info, hook, state))
         elif state == "foreign":
             found.append(
                 Check(
@@ -125,10 +127,17 @@ def check_hooks(ctx: Context) -> list[Check]:
     return found
 
 
+def _framework_runs_hippo(info: RepoInfo) -> bool:
+    return hookfiles.is_pre_commit_framework(info.hooks_dir / "pre-commit") and framework_runs_hippo(
+        info.workdir
+    )
+
+
 def _beside_pre_commit(info: RepoInfo, hook: str, state: str) -> Check:
     where = info.hooks_dir / hook
     shim = where.with_name(hook + ".legacy")
-    if not os.access(shim, os.X_OK):
+    by_config = state == "foreign"  # the framework runs hippo-lint itself, no shim
+    if not by_config and not os.access(shim, os.X_OK):
         return Check(f"hook {hook}", RED, f"{shim} is not executable, so it never runs", f"chmod +x {shim}")
     script = where.read_text(encoding="utf-8", errors="replace")
     config = info.workdir / ".pre-commit-config.yaml"
@@ -139,6 +148,12 @@ def _beside_pre_commit(info: RepoInfo, hook: str, state: str) -> Check:
             f"the pre-commit framework's hook at {where} needs {config.name}, which is missing, so every "
             f"{hook} fails",
             "add a .pre-commit-config.yaml, or remove the framework's hook: pre-commit uninstall",
+        )
+    if by_config:
+        return Check(
+            f"hook {hook}",
+            GREEN,
+            f"the pre-commit framework's hook at {where} runs hippo's check (hippo-lint in {config.name})",
         )
     chained = f" (and the hook before it at {shim.name}.legacy)" if state.endswith("+legacy") else ""
     return Check(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,18 @@ notes listed under `[context] required` in `.hippo/hippo.toml`.
 - `git hippo dream` reads recent agent sessions and proposes changes to these notes; each change
   is a commit with a review receipt, and `git hippo revert ID` undoes one.
 """
+
+
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+
+
+def framework_runs_hippo(root: Path) -> bool:
+    """The pre-commit framework's config names hippo's hook (id hippo-lint, or its entry)."""
+    try:
+        text = (root / PRE_COMMIT_CONFIG).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return bool(re.search(r"\bid:\s*['\"]?hippo-lint\b", text)) or "git-hippo hook pre-commit" in text
 
 
 def receipts_fetch_refspec(remote: str) -> str:
@@ -100,7 +113,16 @@ def init_workspace(start: Path, *, notes_dir: str = "notes", install_hooks: bool
         (result.created if _write_new(root / rel, text) else result.kept).append(rel)
     result.to_commit = uncommitted(root, list(files))
     if install_hooks:
-        result.hooks = hookfiles.install_hooks(info)
+        framework = hookfiles.is_pre_commit_framework(info.hooks_dir / "pre-commit")
+        if framework and framework_runs_hippo(root):
+            # The team runs hippo's check as a pre-commit framework hook: a shim would run it twice.
+            others = tuple(h for h in hookfiles.GIT_HOOKS if h != "pre-commit")
+            result.hooks = [
+                hookfiles.HookChange("pre-commit", root / PRE_COMMIT_CONFIG, "via-pre-commit-config")
+            ]
+            result.hooks += hookfiles.install_hooks(info, others)
+        else:
+            result.hooks = hookfiles.install_hooks(info)
     result.config = configure_receipts(root)
     return result
 

@@ -57,3 +57,27 @@ def test_short_help_shows_whole_first_lines(repo: Path) -> None:
         assert "..." not in proc.stdout.replace("[ARGS]...", "").replace("QUERY...", "")
 
     check(cli, [])
+
+
+def test_a_group_declared_without_full_help_lists_whole_lines_too() -> None:
+    import click
+    from click.testing import CliRunner
+
+    from hippo_git.cli.render import FullHelpGroup
+
+    long = "A description long enough that click would cut it with an ellipsis to fit the terminal width."
+
+    @click.group("outer", cls=FullHelpGroup)
+    def outer() -> None:
+        """Outer."""
+
+    @outer.group("inner")  # a plain click.Group, as a new module might declare it
+    def inner() -> None:
+        """Inner."""
+
+    @inner.command("leaf", help=long)
+    def leaf() -> None:
+        pass
+
+    shown = CliRunner().invoke(outer, ["inner", "--help"], terminal_width=80).output
+    assert long in " ".join(shown.split()) and "..." not in shown.replace("[ARGS]...", "")

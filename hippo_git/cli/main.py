@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from hippo_git import __version__
-from hippo_git.cli.render import FullHelpGroup
+from hippo_git.cli.render import FullHelpGroup, full_help
 from hippo_git.errors import HippoError
 
 # command name → (module under hippo_git.cli, attribute)
@@ -89,7 +89,7 @@ class HippoGroup(FullHelpGroup):
             return None
         module, attr = COMMANDS[cmd_name]
         command: click.Command = getattr(importlib.import_module(f"hippo_git.cli.{module}"), attr)
-        return command
+        return full_help(command)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

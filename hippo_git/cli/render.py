@@ -56,6 +56,9 @@ def first_line(command: click.Command) -> str:
 class FullHelpGroup(click.Group):
     """A group whose `-h` lists each command with its whole first line, wrapped rather than cut."""
 
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return full_help(super().get_command(ctx, cmd_name))
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []
         for name in self.list_commands(ctx):
@@ -65,3 +68,11 @@ class FullHelpGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def full_help(command: click.Command | None) -> click.Command | None:
+    """A subgroup declared without cls=FullHelpGroup gets the same listing: the class adds behaviour
+    only, no state, so the swap is safe."""
+    if type(command) is click.Group:
+        command.__class__ = FullHelpGroup
+    return command

@@ -9,8 +9,6 @@ nothing); uninstall removes exactly our entries and prunes only what it emptied.
 from __future__ import annotations
 
 import copy
-import shutil
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -18,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hippo_git.agents import harness_files as af
+from hippo_git.agents.launcher import require_git_hippo
 from hippo_git.agents.spec import (
     HARNESSES,
     MCP_ARGS,
@@ -28,7 +27,7 @@ from hippo_git.agents.spec import (
     handler_entry,
 )
 from hippo_git.config import Config
-from hippo_git.errors import HippoError, UsageError
+from hippo_git.errors import UsageError
 
 MCP_TOML_TABLE = ("mcp_servers", MCP_NAME)
 
@@ -208,29 +207,6 @@ def _json_files(spec: HarnessSpec, mcp: bool, adding: bool) -> dict[str, list[Js
     if mcp and spec.mcp_style == "json":
         files.setdefault(spec.mcp_file, []).append(("mcp", _add_mcp if adding else _remove_mcp))
     return files
-
-
-def require_git_hippo(search_path: str | None = None) -> str:
-    """The `git-hippo` that `git hippo ...` in the agents' hooks will find, or a refusal.
-
-    The hook files are committed and shared, and Codex and Gemini trust a hook by the hash of its
-    exact definition, so the command stays the portable `git hippo hook NAME` rather than this
-    machine's absolute path: it has to resolve on PATH here, or every hook would fail."""
-    found = shutil.which("git-hippo", path=search_path)
-    if found:
-        return found
-    bindir = Path(sys.executable).parent
-    beside = bindir / "git-hippo"
-    fix = (
-        f"put {bindir} on PATH (activate that virtual environment, e.g. `source {bindir}/activate`)"
-        if beside.exists()
-        else "install hippo_git where PATH finds it (e.g. `pipx install hippo-git`)"
-    )
-    raise HippoError(
-        "git-hippo is not on PATH, so the agent hooks (`git hippo hook ...`) and `git hippo mcp` would fail "
-        "with \"git: 'hippo' is not a git command\"; nothing was written",
-        hint=f"{fix}, then run `git hippo agent install` again",
-    )
 
 
 def install_agent(

@@ -135,6 +135,7 @@ HIPPO_LINT = """repos:
 
 
 def test_a_framework_config_running_hippo_lint_gets_no_second_shim(repo: Path) -> None:
+    init_workspace(repo)  # hippo's own shim first, as before the team adopted the framework
     (repo / ".pre-commit-config.yaml").write_text(HIPPO_LINT)
     git(repo, "add", ".pre-commit-config.yaml")
     proc = subprocess.run(
@@ -142,7 +143,7 @@ def test_a_framework_config_running_hippo_lint_gets_no_second_shim(repo: Path) -
     )
     assert proc.returncode == 0, proc.stderr
     changes = {c.hook: c.action for c in init_workspace(repo).hooks}
-    assert changes == {"pre-commit": "via-pre-commit-config", "post-merge": "installed"}
+    assert changes == {"pre-commit": "via-pre-commit-config", "post-merge": "unchanged"}
     assert not (repo / ".git/hooks/pre-commit.legacy").exists()
     ok = _commit(repo, "build.md", "# Build\n")
     assert ok.returncode == 0, ok.stderr + ok.stdout

@@ -117,6 +117,8 @@ def init_workspace(start: Path, *, notes_dir: str = "notes", install_hooks: bool
         if framework and framework_runs_hippo(root):
             # The team runs hippo's check as a pre-commit framework hook: a shim would run it twice.
             others = tuple(h for h in hookfiles.GIT_HOOKS if h != "pre-commit")
+            if hookfiles.hook_state(info, "pre-commit").startswith("pre-commit+ours"):
+                hookfiles.uninstall_hooks(info, ("pre-commit",))  # the shim an earlier init put there
             result.hooks = [
                 hookfiles.HookChange("pre-commit", root / PRE_COMMIT_CONFIG, "via-pre-commit-config")
             ]

@@ -94,6 +94,13 @@ SCHEMA: tuple[Key, ...] = (
     ),
     Key("transcripts.roots", dict, {}, HARNESS_ROOT_DOC, ("workspace", "machine")),
     Key(
+        "ci.install",
+        str,
+        "",
+        "pip requirement the CI workflow installs ('' = the hippo_git this machine runs: its git "
+        "commit, wheel or index version)",
+    ),
+    Key(
         "ingest.workers",
         int,
         "auto",
@@ -184,6 +191,7 @@ class Config:
     dream: DreamSettings = field(default_factory=DreamSettings)
     capture: CaptureSettings = field(default_factory=CaptureSettings)
     transcript_roots: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ci_install: str = ""
     ingest_workers: int | None = None  # None: decide by the machine and the amount to read
     packs_registry: str = ""
     sources: dict[str, str] = field(default_factory=dict)  # dotted key → where its value came from
@@ -212,6 +220,7 @@ class Config:
             "notes.max_bytes": self.notes_max_bytes,
             "ingest.workers": "auto" if self.ingest_workers is None else self.ingest_workers,
             "packs.registry": self.packs_registry,
+            "ci.install": self.ci_install,
         }
         for name in ("apply", "chunk_hours", "max_model_calls", "max_bytes", "model_timeout_s", "stale_days"):
             values[f"dream.{name}"] = getattr(self.dream, name)
@@ -305,6 +314,11 @@ def read_toml(path: Path, where: str) -> dict[str, Any]:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
+    return parse_toml_text(path, text, where)
+
+
+def parse_toml_text(path: Path, text: str, where: str) -> dict[str, Any]:
+    """Parse and validate the text of one config file (`path` names it in errors); flat dotted keys."""
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -353,8 +367,20 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
     """The effective configuration for the workspace containing `start` (default: cwd)."""
     env = dict(os.environ) if env is None else env
     root = find_worktree_root(start or Path.cwd())
+    return _assemble(root, read_toml(root / WORKSPACE_FILE, "workspace"), env, workspace_root=root)
+
+
+def machine_config(start: Path | None = None, env: dict[str, str] | None = None) -> Config:
+    """This machine's configuration alone (defaults, `$HIPPO_HOME/config.toml`, environment), for the
+    machine-wide views run outside any repository; `root` is just the folder it was asked from."""
+    env = dict(os.environ) if env is None else env
+    return _assemble((start or Path.cwd()).resolve(), {}, env, workspace_root=None)
+
+
+def _assemble(
+    root: Path, workspace: dict[str, Any], env: dict[str, str], *, workspace_root: Path | None
+) -> Config:
     home = hippo_home(env)
-    workspace = read_toml(root / WORKSPACE_FILE, "workspace")
     machine = read_toml(home / MACHINE_FILE, "machine")
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -377,7 +403,7 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
                 f"{WORKERS_ENV}={raw!r} is not a worker count", hint='set it to "auto" or a number (0 = none)'
             )
         workers, sources["ingest.workers"] = raw if raw == "auto" else int(raw), f"environment {WORKERS_ENV}"
-    roots = default_transcript_roots(root, env)
+    roots = default_transcript_roots(workspace_root, env)
     for origin, table in ((root / WORKSPACE_FILE, workspace), (home / MACHINE_FILE, machine)):
         for harness, paths in dict(table.get("transcripts.roots", {})).items():
             listed = [paths] if isinstance(paths, str) else list(paths)
@@ -418,6 +444,7 @@ def load_config(start: Path | None = None, env: dict[str, str] | None = None) ->
             lock_timeout_s=values["capture.lock_timeout_s"],
         ),
         transcript_roots=roots,
+        ci_install=values["ci.install"],
         ingest_workers=None if workers == "auto" else workers,
         packs_registry=values["packs.registry"],
         sources=sources,

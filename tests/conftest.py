@@ -74,20 +74,37 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         )
 
 
-@pytest.fixture(autouse=True)
-def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path_factory.mktemp("home")
+def _pin(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in list(os.environ):
         if key.startswith(("GIT_", "HIPPO_", "XDG_", "CLAUDE_", "CODEX_", "CURSOR_", "GEMINI_")):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("HIPPO_HOME", str(home / "hippo-home"))
+    # As with the virtual environment activated: `git hippo` resolves to this checkout's git-hippo.
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))
     for key, value in PINNED.items():
         monkeypatch.setenv(key, value)
     # An empty global config, so the developer's ~/.gitconfig never leaks in.
     (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     return home
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hermetic_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The same pinning for the whole session: module- and session-scoped fixtures are set up before
+    any function-scoped one, so without this they would build repos with the developer's identity."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield _pin(tmp_path_factory.mktemp("session-home"), monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(
+    hermetic_session: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    return _pin(tmp_path_factory.mktemp("home"), monkeypatch)
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -159,20 +162,29 @@ def test_codex_toml_edits_only_our_table(ws: Path) -> None:
     cfg = load_config(ws)
     install_agent(cfg, "codex")
     text = (ws / ".codex/config.toml").read_text()
-    assert text.startswith(CODEX_CONFIG)  # every byte of the user's text kept
+    # Every byte of the user's text kept (the comment too); ours goes beside the other MCP servers.
+    ours = '[mcp_servers.hippo]\ncommand = "git"\nargs = ["hippo", "mcp"]\n\n'
+    cut = CODEX_CONFIG.index("[profiles.fast]")
+    assert text == CODEX_CONFIG[:cut] + ours + CODEX_CONFIG[cut:]
     data = tomllib.loads(text)
     assert data["mcp_servers"]["hippo"] == {"command": "git", "args": ["hippo", "mcp"]}
     assert data["mcp_servers"]["docs"]["command"] == "docs-mcp"
-    # A table in the middle of the file is replaced in place, the rest left as it is.
-    ours = text[len(CODEX_CONFIG) :].strip() + "\n"
-    cut = CODEX_CONFIG.index("[profiles.fast]")
-    moved = CODEX_CONFIG[:cut] + ours.replace('mcp"]', 'mcp"]\nenv = { A = "1" }') + "\n" + CODEX_CONFIG[cut:]
-    (ws / ".codex/config.toml").write_text(moved)
+    # A table of ours that someone changed is set back in place, the rest left as it is.
+    changed = text.replace('mcp"]\n', 'mcp"]\nenv = { A = "1" }\n', 1)
+    (ws / ".codex/config.toml").write_text(changed)
     install_agent(cfg, "codex")
-    after = (ws / ".codex/config.toml").read_text()
-    assert after == moved.replace('\nenv = { A = "1" }', "")
+    assert (ws / ".codex/config.toml").read_text() == text
+    shutil.rmtree(cfg.home / "agent-backups")  # as on a teammate's machine: no backup
     uninstall_agent(cfg, "codex")
-    assert tomllib.loads((ws / ".codex/config.toml").read_text()) == tomllib.loads(CODEX_CONFIG)
+    assert (ws / ".codex/config.toml").read_text() == CODEX_CONFIG
+
+
+def test_codex_toml_in_a_shape_hippo_cannot_edit_is_refused(ws: Path) -> None:
+    text = 'mcp_servers = "not a table"\n'
+    _write(ws, {".codex/config.toml": text})
+    with pytest.raises(HippoError, match="mcp_servers is not a table"):
+        install_agent(load_config(ws), "codex")
+    assert (ws / ".codex/config.toml").read_text() == text
 
 
 def test_marked_block_replaced_in_place_and_removed_exactly(ws: Path) -> None:
@@ -225,7 +237,8 @@ def test_user_changes_after_install_survive_uninstall(ws: Path) -> None:
         ("claude-code", ".claude/settings.json", '{"hooks": []}'),
         ("codex", ".codex/config.toml", "[mcp_servers.hippo\ncommand = 1\n"),
         ("codex", "AGENTS.md", f"x\n{BLOCK_BEGIN}\nno end marker\n"),
-        ("gemini", ".gemini/settings.json", "{\n  // comments are not JSON\n}\n"),
+        ("claude-code", ".claude/settings.json", "{\n  // Claude Code settings are plain JSON\n}\n"),
+        ("gemini", ".gemini/settings.json", '{\n  // a comment\n  "theme": ,\n}\n'),
         ("cursor", ".cursor/mcp.json", '{"mcpServers": "nope"}'),
     ],
 )
@@ -375,3 +388,69 @@ def test_trusted_hook_definitions_stay_byte_stable(ws: Path) -> None:
     install_agent(cfg, "gemini", mcp=False)
     for rel, expected in PINNED_DEFINITIONS.items():
         assert (ws / rel).read_text() == json.dumps(expected, indent=2) + "\n"
+
+
+def test_install_refuses_when_git_hippo_is_not_on_path(ws: Path, tmp_path: Path) -> None:
+    before = _snapshot(ws)
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    with pytest.raises(HippoError, match="git-hippo is not on PATH") as err:
+        install_agent(load_config(ws), "claude-code", search_path=str(empty))
+    assert "activate" in (err.value.hint or "")
+    assert _snapshot(ws) == before
+    # The same through the command line, with PATH as in a shell where the venv is not activated.
+    env = {
+        **os.environ,
+        "PATH": os.pathsep.join(
+            p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "git-hippo").exists()
+        ),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "hippo_git", "agent", "install", "codex"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 1 and "git-hippo is not on PATH" in proc.stderr
+    assert "Traceback" not in proc.stderr and _snapshot(ws) == before
+
+
+GEMINI_WITH_COMMENTS = """{
+  // my theme; Gemini CLI reads this file as JSON with comments
+  "theme": "Dracula", /* kept */
+  "mcpServers": {
+    "fs": {"command": "fs-mcp"}
+  },
+  "url": "http://example.com/not//a/comment"
+}
+"""
+
+
+def test_gemini_settings_with_comments_keep_them(ws: Path) -> None:
+    from hippo_git.agents import jsonc
+
+    _write(ws, {".gemini/settings.json": GEMINI_WITH_COMMENTS})
+    before = _snapshot(ws)
+    cfg = load_config(ws)
+    install_agent(cfg, "gemini")
+    text = (ws / ".gemini/settings.json").read_text()
+    assert "// my theme; Gemini CLI reads" in text and "/* kept */" in text
+    data = jsonc.loads(text)
+    assert data["url"] == "http://example.com/not//a/comment"
+    assert set(data["mcpServers"]) == {"fs", "hippo"} and "SessionStart" in data["hooks"]
+    again = install_agent(cfg, "gemini")
+    assert {c.action for c in again.changes} == {"unchanged"}
+    assert (ws / ".gemini/settings.json").read_text() == text
+    uninstall_agent(cfg, "gemini")
+    assert _snapshot(ws) == before
+
+
+def test_gemini_settings_with_comments_in_the_way_are_refused_with_the_reason(ws: Path) -> None:
+    text = '{\n  "mcpServers": {\n    // my servers\n    "fs": {"command": "fs-mcp"}\n  }\n}\n'
+    _write(ws, {".gemini/settings.json": text})
+    with pytest.raises(HippoError, match='a comment inside "mcpServers" would be lost'):
+        install_agent(load_config(ws), "gemini")
+    assert (ws / ".gemini/settings.json").read_text() == text
+    install_agent(load_config(ws), "gemini", mcp=False)  # the hooks alone can go in beside it
+    assert "// my servers" in (ws / ".gemini/settings.json").read_text()

@@ -29,7 +29,7 @@ def test_usage_error_exits_2(tmp_path: Path) -> None:
 
 
 def test_user_error_exits_1_without_traceback(tmp_path: Path) -> None:
-    proc = run_cli(["config", "show"], cwd=tmp_path)
+    proc = run_cli(["notes", "list"], cwd=tmp_path)
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: not inside a git working tree")
     assert "hint:" in proc.stderr and "Traceback" not in proc.stderr

@@ -36,9 +36,14 @@ def _repo(
 
 def test_block_has_every_part_fenced_with_its_path(tmp_path: Path, hippo) -> None:
     repo = _repo(tmp_path)
-    result = hippo(["context", "--task", "fix the flaky login tests", "--format", "json"], cwd=repo)
+    result = hippo(["context", "--task", "fix the flaky login tests", "--json"], cwd=repo)
     assert result.exit_code == 0, result.output
     block = json.loads(result.stdout)
+    # --format json is the older spelling, kept working but out of the help.
+    alias = hippo(["context", "--task", "fix the flaky login tests", "--format", "json"], cwd=repo)
+    assert json.loads(alias.stdout) == block
+    shown = hippo(["context", "-h"], cwd=repo).stdout
+    assert "--json" in shown and "--claude-hook" in shown and "--format" not in shown
     kinds = [(p["kind"], p["label"]) for p in block["parts"]]
     assert kinds[:3] == [
         ("header", "header"),
@@ -119,7 +124,7 @@ def test_fence_cannot_be_closed_by_note_text() -> None:
 def test_claude_hook_format_is_capped_below_claudes_limit(tmp_path: Path, hippo) -> None:
     big = {f"notes/deploy-{i}.md": f"# Deploy {i}\n[[index]] deploy canary\n" + BIG * 2 for i in range(8)}
     repo = _repo(tmp_path, toml="[context]\nbudget_bytes = 50000\n", extra=big)
-    result = hippo(["context", "--task", "deploy canary", "--format", "claude-hook"], cwd=repo)
+    result = hippo(["context", "--task", "deploy canary", "--claude-hook"], cwd=repo)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     context = out["hookSpecificOutput"]["additionalContext"]

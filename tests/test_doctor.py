@@ -147,9 +147,18 @@ def test_unreviewed_proposals_and_held_lock(ws: Path) -> None:
     assert status == "red" and "999999999" in saw
 
 
-def test_agent_hooks_installed_but_never_ran(ws: Path) -> None:
+def test_agent_hooks_installed_but_not_run_yet_is_not_a_failure(ws: Path) -> None:
     assert run_cli(["agent", "install", "claude-code", "--no-mcp"], cwd=ws).returncode == 0
     status, saw, _ = _status(ws, "agent hooks claude-code")
-    assert status == "red" and "never ran" in saw
+    assert status == "n/a" and "no claude-code session has started here yet" in saw
+    assert run_doctor(ws, probe=False).ok
     run_cli(["hook", "session-start"], cwd=ws, input=json.dumps({"session_id": "abc", "cwd": str(ws)}))
     assert _status(ws, "agent hooks claude-code")[0] == "green"
+
+
+def test_agent_hooks_without_git_hippo_on_path_are_red(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_cli(["agent", "install", "claude-code", "--no-mcp"], cwd=ws).returncode == 0
+    path = [p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "git-hippo").exists()]
+    monkeypatch.setenv("PATH", os.pathsep.join(path))
+    status, saw, fix = _status(ws, "agent hooks claude-code")
+    assert status == "red" and "not on PATH" in saw and "PATH" in fix

@@ -159,13 +159,22 @@ def test_parse_since() -> None:
 def test_cli_search_sessions_and_show(indexed: tuple[Path, Config], hippo: Any) -> None:
     repo, _ = indexed
     run = hippo
-    res = run(["search", "rebase", "receipts", "--json"], cwd=repo)
+    res = run(["search", "rebase", "receipts", "--all", "--json"], cwd=repo)
     assert res.exit_code == 0
     data = json.loads(res.stdout)
     assert data[0]["session_id"] == "abc111" and "«" in data[0]["snippet"]
+    everywhere = {
+        h["session_id"] for h in json.loads(run(["search", "rebase", "--all", "--json"], cwd=repo).stdout)
+    }
+    assert everywhere > {"abc111"}
 
-    res = run(["search", "rebase", "--workspace", "--json"], cwd=repo)
+    # Like MCP's search tool: inside a repository, its own sessions by default.
+    res = run(["search", "rebase", "--json"], cwd=repo)
     assert {h["session_id"] for h in json.loads(res.stdout)} == {"abc111"}
+    res = run(["search", "rebase", "--workspace", "--json"], cwd=repo)  # the old flag still works
+    assert {h["session_id"] for h in json.loads(res.stdout)} == {"abc111"}
+    res = run(["search", "rebase", "--json"], cwd=repo.parent)  # outside a repository: the machine
+    assert {h["session_id"] for h in json.loads(res.stdout)} == everywhere
     res = run(["search", "rebase", "--session", "abc2", "--since", "30d"], cwd=repo)
     assert res.exit_code == 0
     res = run(["search", "--fts", '"foo'], cwd=repo)

@@ -49,6 +49,18 @@ def test_init_is_idempotent_and_json(repo: Path) -> None:
     assert git(repo, "config", "--get-all", "notes.rewriteRef") == "refs/notes/hippo/receipts"
 
 
+def test_init_asks_to_commit_only_what_is_not_committed(repo: Path) -> None:
+    run_cli(["init"], cwd=repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "Set up hippo_git")
+    again = run_cli(["init"], cwd=repo)
+    assert again.returncode == 0 and "git add" not in again.stdout
+    assert "committed already" in again.stderr
+    (repo / "notes/index.md").write_text("# Index\n\nchanged\n")
+    changed = run_cli(["init", "--json"], cwd=repo)
+    assert json.loads(changed.stdout)["to_commit"] == ["notes/index.md"]
+
+
 def test_init_adds_receipt_refspecs_to_every_remote(repo: Path, tmp_path: Path) -> None:
     for name in ("origin", "backup"):
         git(tmp_path, "init", "-q", "--bare", str(tmp_path / f"{name}.git"))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hippo_git.agents import jsonc
 from hippo_git.agents.spec import BLOCK_BEGIN, BLOCK_END, workspace_key
 from hippo_git.errors import HippoError
 from hippo_git.files import write_text_atomic
@@ -102,25 +103,44 @@ class Backups:
 # --- JSON -------------------------------------------------------------------------------------------
 
 
-def load_json(path: Path, text: str | None) -> dict[str, Any]:
+def allows_comments(path: Path) -> bool:
+    """Gemini CLI reads its settings as JSON with comments; the other harnesses want plain JSON."""
+    return path.parent.name == ".gemini"
+
+
+def load_json(path: Path, text: str | None, *, comments: bool | None = None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise refuse(path, f"it is not valid JSON ({exc})") from None
+        if not (allows_comments(path) if comments is None else comments):
+            raise refuse(path, f"it is not valid JSON ({exc})") from None
+        try:
+            data = jsonc.loads(text)
+        except ValueError as exc2:
+            raise refuse(path, f"it is not valid JSON, even with comments ({exc2})") from None
     if not isinstance(data, dict):
         raise refuse(path, "its top level is not a JSON object")
     return data
 
 
-def dump_json(data: dict[str, Any], like: str | None) -> str:
-    """Serialise in the indentation and line endings of `like` (the file's current text)."""
+def dump_json(data: dict[str, Any], like: str | None, path: Path | None = None) -> str:
+    """Serialise in the indentation and line endings of `like` (the file's current text); a file
+    with comments keeps them, with only the members that changed rewritten."""
     indent: str | int = 2
     if like:
         match = re.search(r"[{\[][ \t]*\r?\n([ \t]+)\S", like)
         if match:
             indent = match.group(1)
+    if like and path is not None and allows_comments(path) and jsonc.has_comments(like):
+        unit = indent
+
+        def dump(value: Any, at: str) -> str:
+            return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", "\n" + at)
+
+        text = jsonc.splice(like.replace("\r\n", "\n"), data, dump, lambda why: refuse(path, why))
+        return text.replace("\n", "\r\n") if "\r\n" in like else text
     text = json.dumps(data, indent=indent, ensure_ascii=False)
     if like is None or like.endswith("\n") or not like.strip():
         text += "\n"
@@ -189,33 +209,7 @@ def drop_block(path: Path, text: str) -> str:
 
 
 # --- one TOML table -------------------------------------------------------------------------------
-
-_HEADER = re.compile(r"^[ \t]*\[\[?[^\]\n]*\]\]?[ \t]*(?:#.*)?$", re.M)
-
-
-def _is_ours(header: str, table: tuple[str, str]) -> bool:
-    names = re.findall(r"\"[^\"]*\"|'[^']*'|[^.\s\[\]]+", header)
-    names = [n.strip("\"'") for n in names]
-    return tuple(names[:2]) == table
-
-
-def _table_span(text: str, table: tuple[str, str]) -> tuple[int, int] | None:
-    headers = list(_HEADER.finditer(text))
-    for i, match in enumerate(headers):
-        if not _is_ours(match.group(0), table) or match.group(0).lstrip().startswith("[["):
-            continue
-        nxt = len(text)
-        for later in headers[i + 1 :]:
-            if not _is_ours(later.group(0), table):
-                nxt = later.start()
-                break
-        # Comments and blank lines just above the next table belong to that table.
-        body = text[match.start() : nxt]
-        lines = body.splitlines(keepends=True)
-        while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
-            lines.pop()
-        return match.start(), match.start() + len("".join(lines))
-    return None
+# Edited with tomlkit, which keeps the rest of the document as it was (comments, order, spacing).
 
 
 def _without(data: dict[str, Any], table: tuple[str, str]) -> dict[str, Any]:
@@ -242,30 +236,59 @@ def toml_get(data: dict[str, Any], table: tuple[str, str]) -> Any:
     return inner.get(table[1]) if isinstance(inner, dict) else None
 
 
-def put_toml_table(path: Path, text: str | None, table: tuple[str, str], body: str) -> str:
-    """`text` with the table `[a.b]` replaced in place (or appended); every other byte kept."""
+def _parse_toml(path: Path, text: str) -> Any:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    load_toml(path, text)  # tomllib's message names the line
+    try:
+        return tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise refuse(path, f"it is not valid TOML ({exc})") from None
+
+
+def put_toml_table(path: Path, text: str | None, table: tuple[str, str], values: dict[str, Any]) -> str:
+    """`text` with the table `[a.b]` set to `values` (in place, or added beside its siblings);
+    every other byte kept. Unchanged text when it already holds exactly `values`."""
+    import tomlkit
+
     current = text or ""
     before = load_toml(path, current)
-    span = _table_span(current, table)
-    if span:
-        new = current[: span[0]] + body + current[span[1] :]
-    elif not current.strip():
-        new = body
-    else:
-        new = current + ("\n" if current.endswith("\n") else "\n\n") + body
+    if toml_get(before, table) == values:
+        return current
+    doc = _parse_toml(path, current)
+    outer = doc.get(table[0])
+    if outer is None:
+        outer = tomlkit.table(is_super_table=True)
+        doc[table[0]] = outer
+    elif not isinstance(outer, dict):
+        raise refuse(path, f"{table[0]} is not a table")
+    ours = tomlkit.table()
+    for key, value in values.items():
+        ours[key] = value
+    ours.add(tomlkit.nl())
+    outer[table[1]] = ours
+    new = tomlkit.dumps(doc)
+    header = f"[{table[0]}.{table[1]}]\n"
+    at = new.find(header)
+    if at > 0 and not new[:at].endswith("\n\n"):  # set our table apart, like the others
+        new = new[:at] + ("\n" if new[:at].endswith("\n") else "\n\n") + new[at:]
     _check_toml(path, before, new, table)
     return new
 
 
 def drop_toml_table(path: Path, text: str, table: tuple[str, str]) -> str:
     before = load_toml(path, text)
-    span = _table_span(text, table)
-    if span is None:
+    if toml_get(before, table) is None:
         return text
-    head, tail = text[: span[0]], text[span[1] :]
-    if head.endswith("\n\n") and (not tail or tail.startswith("\n")):
-        head = head[:-1]
-    new = head + tail
+    import tomlkit
+
+    doc = _parse_toml(path, text)
+    outer = doc[table[0]]
+    del outer[table[1]]
+    if not outer:
+        del doc[table[0]]
+    new = tomlkit.dumps(doc)
     _check_toml(path, before, new, table)
     return new
 

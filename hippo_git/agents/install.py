@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hippo_git.agents import harness_files as af
+from hippo_git.agents.launcher import require_git_hippo
 from hippo_git.agents.spec import (
     HARNESSES,
     MCP_ARGS,
@@ -192,9 +193,8 @@ def _rule_head() -> str:
     return _template("cursor-rule-head.mdc").strip() + "\n"
 
 
-def _mcp_toml() -> str:
-    args = ", ".join(f'"{a}"' for a in MCP_ARGS)
-    return f'[mcp_servers.{MCP_NAME}]\ncommand = "{MCP_COMMAND}"\nargs = [{args}]\n'
+def _mcp_toml() -> dict[str, Any]:
+    return {"command": MCP_COMMAND, "args": list(MCP_ARGS)}
 
 
 # --- install / uninstall ------------------------------------------------------------------------------
@@ -209,8 +209,11 @@ def _json_files(spec: HarnessSpec, mcp: bool, adding: bool) -> dict[str, list[Js
     return files
 
 
-def install_agent(cfg: Config, harness: str, *, mcp: bool = True) -> AgentResult:
+def install_agent(
+    cfg: Config, harness: str, *, mcp: bool = True, search_path: str | None = None
+) -> AgentResult:
     spec = spec_for(harness)
+    require_git_hippo(search_path)
     root = cfg.root
     result = AgentResult(harness, root)
     backups = af.Backups(cfg.home, root)
@@ -226,7 +229,9 @@ def install_agent(cfg: Config, harness: str, *, mcp: bool = True) -> AgentResult
             edit(spec, path, data)
             action = "created" if text is None else ("unchanged" if data == before else "updated")
             result.changes.append(af.Change(rel, part, action))
-        plans.append((rel, text, text if data == original and text is not None else af.dump_json(data, text)))
+        plans.append(
+            (rel, text, text if data == original and text is not None else af.dump_json(data, text, path))
+        )
     text_edits: list[tuple[str, str, Callable[[Path, str | None], str]]] = []
     if mcp and spec.mcp_style == "toml":
         text_edits.append(
@@ -308,9 +313,12 @@ def uninstall_agent(cfg: Config, harness: str) -> AgentResult:
             found |= hit
             result.changes.append(af.Change(rel, part, "removed" if hit else "absent"))
         if found:
-            same = _json_same(data)
+            same = _json_same(data, af.allows_comments(path))
             writes.append(
-                (rel, _settle(backups, rel, af.dump_json(data, text), _json_empty(spec, rel, data), same))
+                (
+                    rel,
+                    _settle(backups, rel, af.dump_json(data, text, path), _json_empty(spec, rel, data), same),
+                )
             )
     text_parts: list[tuple[str, str, Callable[[Path, str], str], Callable[[str], bool]]] = []
     if spec.mcp_style == "toml":
@@ -349,13 +357,13 @@ def uninstall_agent(cfg: Config, harness: str) -> AgentResult:
     return result
 
 
-def _json_same(data: dict[str, Any]) -> Callable[[str], bool]:
+def _json_same(data: dict[str, Any], comments: bool) -> Callable[[str], bool]:
     """Equal up to empty containers, which uninstall prunes even when the user had them empty."""
     want = _pruned(data)
 
     def same(original: str) -> bool:
         try:
-            return bool(_pruned(af.load_json(Path("backup"), original)) == want)
+            return bool(_pruned(af.load_json(Path("backup"), original, comments=comments)) == want)
         except Exception:
             return False
 

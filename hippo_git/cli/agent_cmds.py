@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from hippo_git.agents.spec import HARNESSES
-from hippo_git.cli.render import emit_json, json_option, say, table
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
 from hippo_git.config import load_config
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 harness_arg = click.argument("harness", type=click.Choice(HARNESSES))
 
 
-@click.group("agent")
+@click.group("agent", cls=FullHelpGroup)
 def agent_group() -> None:
     """Wire hippo into coding agents: hooks, instructions and the MCP server."""
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say, table
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
 from hippo_git.config import load_config
 
 
@@ -60,7 +60,11 @@ def proposals_cmd(selector: str | None, list_runs: bool, no_diff: bool, as_json:
         if as_json:
             emit_json(runs)
         else:
-            table([(r["run"], r["tip"][:12], r["proposals"]) for r in runs], ["run", "tip", "proposals"])
+            table(
+                [(r["run"], r["tip"][:12], r["proposals"]) for r in runs],
+                ["run", "tip", "proposals"],
+                empty="no dream runs yet; `git hippo dream` makes one",
+            )
         return
     views = proposals_view(root, selector)
     if as_json:
@@ -96,6 +100,7 @@ def receipts_cmd(proposal: str | None, as_json: bool) -> None:
             for r in rows
         ],
         ["time", "kind", "verdict", "proposal", "on", "path", "reason"],
+        empty="no receipts yet; `git hippo dream` writes one for each review",
     )
 
 
@@ -191,7 +196,7 @@ def dream_cmd(
         sys.exit(1)
 
 
-@click.group("model")
+@click.group("model", cls=FullHelpGroup)
 def model_group() -> None:
     """Built-in models that speak hippo's model protocol (see docs/model-protocol.md)."""
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say, table
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
 from hippo_git.config import Config, hippo_home, load_config
 from hippo_git.errors import NotARepoError
 from hippo_git.transcripts.registry import harness_names
@@ -117,7 +117,13 @@ def _summary_lines(cfg: Config, s: dict[str, Any]) -> list[str]:
 @click.option("--harness", type=_HARNESS, help="Only sessions of this harness.")
 @click.option("--since", help="Only turns since an ISO date or a span like 7d, 12h, 30m.")
 @click.option("--session", "session_id", help="Only this session (a unique id prefix is enough).")
-@click.option("--workspace", is_flag=True, help="Only sessions that belong to this repository.")
+@click.option(
+    "--all",
+    "everywhere",
+    is_flag=True,
+    help="Search every session on this machine (default inside a repository: its sessions only).",
+)
+@click.option("--workspace", is_flag=True, hidden=True)  # the default now; kept for scripts
 @click.option(
     "--fts", is_flag=True, help='Pass QUERY to SQLite FTS5 as written (AND/OR/NEAR, prefix*, "phrases").'
 )
@@ -128,16 +134,25 @@ def search_cmd(
     harness: str | None,
     since: str | None,
     session_id: str | None,
+    everywhere: bool,
     workspace: bool,
     fts: bool,
     as_json: bool,
 ) -> None:
-    """Search indexed turns (BM25), best first."""
+    """Search indexed turns (BM25), best first: this repository's sessions, or with --all (or outside
+    a repository) every session on this machine. MCP's search tool has the same default."""
+    from hippo_git.errors import NotARepoError
     from hippo_git.index.db import connect
     from hippo_git.index.search import MARKS, search
     from hippo_git.index.sessions import resolve_session_id
 
-    cwds, ids = _workspace(workspace)
+    cwds: list[str] | None = None
+    ids: list[str] | None = None
+    if not everywhere:
+        try:
+            cwds, ids = _workspace(True)
+        except NotARepoError:
+            everywhere = True
     marks = _ANSI_MARKS if not as_json and sys.stdout.isatty() else MARKS
     conn = connect(_index_path(), readonly=True)
     try:
@@ -160,7 +175,11 @@ def search_cmd(
         emit_json([h.as_dict() for h in hits])
         return
     if not hits:
-        say("no matching turns")
+        say(
+            "no matching turns on this machine"
+            if everywhere
+            else "no matching turns in this repository's sessions; --all searches every session on this machine"
+        )
     for h in hits:
         when = (h.ts or "")[:16].replace("T", " ")
         click.echo(
@@ -169,7 +188,7 @@ def search_cmd(
         click.echo("    " + " ".join(h.snippet.split()))
 
 
-@click.group("sessions", invoke_without_command=True)
+@click.group("sessions", cls=FullHelpGroup, invoke_without_command=True)
 @click.option("--harness", type=_HARNESS, help="Only sessions of this harness.")
 @click.option("--workspace", is_flag=True, help="Only sessions that belong to this repository.")
 @click.option(

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from hippo_git import __version__
+from hippo_git.cli.render import FullHelpGroup, full_help
 from hippo_git.errors import HippoError
 
 # command name → (module under hippo_git.cli, attribute)
@@ -80,7 +81,7 @@ def _log_unexpected(exc: BaseException) -> str | None:
         return None
 
 
-class HippoGroup(click.Group):
+class HippoGroup(FullHelpGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *(name for name in COMMANDS if _available(name))})
 
@@ -92,7 +93,7 @@ class HippoGroup(click.Group):
             return None
         module, attr = COMMANDS[cmd_name]
         command: click.Command = getattr(importlib.import_module(f"hippo_git.cli.{module}"), attr)
-        return command
+        return full_help(command)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -133,4 +134,8 @@ def cli() -> None:
 
 
 def main() -> None:
+    if sys.argv[1:2] != ["hook"]:  # the agent hooks stay as light as they are
+        from hippo_git.cli.manpage import ensure_man_page
+
+        ensure_man_page()
     cli.main(prog_name="git hippo")

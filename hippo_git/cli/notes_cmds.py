@@ -10,11 +10,11 @@ import sys
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say, table
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
 from hippo_git.config import load_config
 
 
-@click.group("notes")
+@click.group("notes", cls=FullHelpGroup)
 def notes_group() -> None:
     """The Markdown notes in notes_dir and their [[links]]."""
 
@@ -117,21 +117,25 @@ FORMATS = click.Choice(["markdown", "json", "claude-hook"])
 @click.option("--task", help="What the agent is about to do; picks the relevant notes.")
 @click.option("--budget", type=int, help="Most bytes in the block (default: [context] budget_bytes).")
 @click.option(
-    "--format",
-    "fmt",
-    type=FORMATS,
-    default="markdown",
-    show_default=True,
-    help="claude-hook: Claude Code's SessionStart JSON (budget capped below its 10,000-character limit).",
+    "--claude-hook",
+    "claude_hook",
+    is_flag=True,
+    help="Print Claude Code's SessionStart JSON (budget capped below its 10,000-character limit).",
 )
-def context_cmd(task: str | None, budget: int | None, fmt: str) -> None:
+@json_option
+# The older spelling, kept working for scripts: --format markdown|json|claude-hook.
+@click.option("--format", "fmt", type=FORMATS, default=None, hidden=True)
+def context_cmd(
+    task: str | None, budget: int | None, claude_hook: bool, as_json: bool, fmt: str | None
+) -> None:
     """Print the context block an agent gets at session start."""
     from hippo_git.notes.context import build_context
 
-    block = build_context(load_config(), task, budget, for_claude_hook=fmt == "claude-hook")
-    if fmt == "json":
+    claude_hook = claude_hook or fmt == "claude-hook"
+    block = build_context(load_config(), task, budget, for_claude_hook=claude_hook)
+    if as_json or fmt == "json":
         emit_json(block.as_dict())
-    elif fmt == "claude-hook":
+    elif claude_hook:
         click.echo(block.claude_hook())
     else:
         click.echo(block.text, nl=not block.text.endswith("\n"))
@@ -157,7 +161,7 @@ def brief_cmd(task: str, budget: int | None, limit: int, as_json: bool) -> None:
     click.echo(brief.text, nl=not brief.text.endswith("\n"))
 
 
-@click.group("session")
+@click.group("session", cls=FullHelpGroup)
 def session_group() -> None:
     """Declare an agent session: its task at the start, its handoff at the end."""
 

@@ -18,8 +18,15 @@ def say(message: str) -> None:
     click.echo(message, err=True)
 
 
-def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, max_width: int = 60) -> None:
-    """Print an aligned plain-text table to stdout; long cells are cut with an ellipsis."""
+def table(
+    rows: Sequence[Sequence[Any]], headers: Sequence[str], *, max_width: int = 60, empty: str = ""
+) -> None:
+    """Print an aligned plain-text table to stdout; long cells are cut with an ellipsis.
+
+    No rows: no header either, but the one line `empty` ("no X yet; try Y") on stderr."""
+    if not rows:
+        say(empty or "nothing to show")
+        return
 
     def cell(value: Any) -> str:
         text = "" if value is None else str(value).replace("\n", " ")
@@ -36,3 +43,36 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, max_width: i
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+
+
+def first_line(command: click.Command) -> str:
+    """A command's one-line description, whole (click's own cuts it with "..." to fit the width)."""
+    if command.short_help:
+        return command.short_help
+    paragraph = (command.help or "").strip().split("\n\n")[0]  # click cleaned the docstring already
+    return " ".join(paragraph.replace("\b", "").split())
+
+
+class FullHelpGroup(click.Group):
+    """A group whose `-h` lists each command with its whole first line, wrapped rather than cut."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return full_help(super().get_command(ctx, cmd_name))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, first_line(command)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def full_help(command: click.Command | None) -> click.Command | None:
+    """A subgroup declared without cls=FullHelpGroup gets the same listing: the class adds behaviour
+    only, no state, so the swap is safe."""
+    if type(command) is click.Group:
+        command.__class__ = FullHelpGroup
+    return command

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say, table
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
 from hippo_git.config import Config, load_config
 
 INCIDENT_KINDS = (
@@ -104,9 +104,11 @@ def overview_cmd(days: int, everywhere: bool, as_json: bool) -> None:
     rows = [_day_row(d) for d in data["per_day"]]
     if data["per_day"]:
         rows.append(_day_row({"day": "total", **data["totals"]}))
-    table(rows, ["day", "sessions", "work", "files", "lines", "PRs", "incidents", "unchecked claims"])
-    if not data["per_day"]:
-        say(f"no sessions in the last {days} days here; `git hippo fleet` shows every workspace")
+    table(
+        rows,
+        ["day", "sessions", "work", "files", "lines", "PRs", "incidents", "unchecked claims"],
+        empty=f"no sessions in the last {days} days here; `git hippo fleet` shows every workspace",
+    )
 
 
 def _day_row(d: dict[str, Any]) -> list[Any]:
@@ -128,10 +130,11 @@ def _day_row(d: dict[str, Any]) -> list[Any]:
 @click.command("fleet")
 @json_option
 def fleet_cmd(as_json: bool) -> None:
-    """Every workspace and harness on this machine, side by side."""
+    """Every workspace and harness on this machine, side by side (runs anywhere, also outside a repository)."""
+    from hippo_git.config import machine_config
     from hippo_git.signals.rollup_views import fleet
 
-    cfg = load_config()
+    cfg = machine_config()
     with _views(cfg) as (conn, _):
         rows = fleet(conn)
     if as_json:
@@ -143,6 +146,7 @@ def fleet_cmd(as_json: bool) -> None:
             for r in rows
         ],
         ["workspace", "harness", "sessions", "work", "files", "PRs", "incidents", "unchecked", "last active"],
+        empty="no sessions indexed on this machine yet; `git hippo ingest` reads the agents' transcripts",
     )  # fmt: skip
 
 
@@ -188,11 +192,9 @@ def incidents_cmd(
             for r in rows
         ],
         ["time", "kind", "at", "caused by", "what", "excerpt"],
+        empty="no incidents"
+        + ("" if everywhere or sid else " in this workspace (`--all` for every workspace)"),
     )
-    if not rows:
-        say(
-            "no incidents" + ("" if everywhere or sid else " in this workspace (`--all` for every workspace)")
-        )
 
 
 @click.command("xray")
@@ -228,9 +230,11 @@ def xray_cmd(session: str, as_json: bool) -> None:
                     f"cause {_short(e['cause'], sid) if e['cause'] else '-'}: {e['excerpt']}",
                 ]
             )
-    table(rows, ["turn", "what", "said / happened", "evidence / cause"])
-    if not rows:
-        say("no claims and no incidents in this session")
+    table(
+        rows,
+        ["turn", "what", "said / happened", "evidence / cause"],
+        empty="no claims and no incidents in this session",
+    )
 
 
 @click.command("card")
@@ -262,7 +266,7 @@ def card_cmd(session: str, fmt: str, as_json: bool) -> None:
 # --- lessons ------------------------------------------------------------------------------------
 
 
-@click.group("lessons")
+@click.group("lessons", cls=FullHelpGroup)
 def lessons_group() -> None:
     """Rules learnt from people's corrections and repeated failures, waiting for a person's yes."""
 
@@ -302,10 +306,9 @@ def lessons_inbox_cmd(show_all: bool, as_json: bool) -> None:
         [[i.id, i.status, i.kind, i.rule, ", ".join(i.evidence)] for i in items],
         ["id", "status", "kind", "rule", "evidence"],
         max_width=90,
+        empty="the inbox is empty; `git hippo lessons scan` looks for new lessons",
     )
-    if not items:
-        say("the inbox is empty; `git hippo lessons scan` looks for new lessons")
-    else:
+    if items:
         say("keep one with `git hippo lessons keep ID [--note NAME]`, or `git hippo lessons dismiss ID`")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say
+from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say
 from hippo_git.team.ci import install_github
 from hippo_git.team.demo import DEMO_QUERY, run_demo
 from hippo_git.team.doctor import run_doctor
@@ -76,7 +76,7 @@ def verify_cmd(rev_range: str | None, fmt: str, as_json: bool) -> None:
         raise SystemExit(1)
 
 
-@click.group("ci")
+@click.group("ci", cls=FullHelpGroup)
 def ci_group() -> None:
     """Set up CI checks for dream pull requests."""
 
@@ -87,7 +87,8 @@ def ci_group() -> None:
     "--install",
     "spec",
     metavar="SPEC",
-    help="pip requirement CI installs (default: this version of hippo-git).",
+    help="pip requirement CI installs (default: ci.install, else the hippo_git running here: its git "
+    "commit, wheel in the repository, or index version).",
 )
 @click.option("--force", is_flag=True, help="Overwrite a workflow file hippo did not write.")
 def ci_install_cmd(provider: str, spec: str | None, force: bool) -> None:
@@ -134,8 +135,8 @@ def demo_cmd(directory: Path, as_json: bool) -> None:
         f"dream run {result.dream['run']}: {t['proposals']} proposals, {t['confirmed']} confirmed by the reviewer, "
         f"{t['applied']} applied to {result.workdir.name}/notes (each with a receipt)"
     )
-    for change in result.changes:
-        click.echo(f"  {change['status']:<9} {change['proposal']}  {change['subject']}")
+    for change in result.changes:  # commit ids, as `git log` and `git show` know them
+        click.echo(f"  {change['status']:<9} {change['commit']}  {change['subject']}")
     click.echo(f'search "{DEMO_QUERY}":')
     for hit in result.search:
         click.echo(f"  {hit['turn']} ({hit['kind']}): {' '.join(hit['snippet'].split())}")
@@ -144,5 +145,15 @@ def demo_cmd(directory: Path, as_json: bool) -> None:
     env = f"HIPPO_HOME={result.home}"
     click.echo("look around:")
     click.echo(f"  cd {result.workdir} && git log --notes=hippo/receipts --stat")
+    if result.changes:
+        click.echo(f"  cd {result.workdir} && git show {result.changes[0]['commit']}")
     click.echo(f"  cd {result.workdir} && {env} {prog} proposals")
     click.echo(f'  cd {result.workdir} && {env} {prog} context --task "run the tests"')
+    learnt = result.learnt_lines()
+    click.echo(
+        f"what was learnt (git diff {result.before[:12]}..main -- notes/):" if learnt else "nothing learnt"
+    )
+    for note, lines in learnt.items():
+        click.echo(f"  {note}:")
+        for line in lines:
+            click.echo(f"    + {line}" if line.strip() else "    +")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from hippo_git.config import load_config
 from hippo_git.errors import HippoError
 from hippo_git.files import write_text_atomic
 from hippo_git.git.repo import discover
+from hippo_git.team.ci_source import HOW_TO_CHANGE, InstallSource, resolve_install
 
 WORKFLOW_PATH = Path(".github/workflows/hippo-review.yml")
 
@@ -41,6 +43,8 @@ jobs:
         uses: actions/setup-python@v5
         with:
           python-version: "3.12"
+      # Installs {install_why}.
+      # {how}
       - name: Install hippo_git
         run: python -m pip install {install}
       - name: Fetch the review receipts
@@ -63,20 +67,32 @@ jobs:
 """
 
 
+# What the project's own example (.github/examples/hippo-review.yml) shows.
+EXAMPLE_SOURCE = InstallSource(
+    "hippo-git @ git+https://github.com/OWNER/hippo_git@COMMIT", "the git checkout this was written from"
+)
+
+
 @dataclass(frozen=True)
 class CiInstall:
     path: Path
     action: str  # created | updated | unchanged
 
 
-def workflow_text(target: str, install: str = f"hippo-git=={__version__}") -> str:
-    return WORKFLOW.format(version=__version__, target=target, install=install)
+def workflow_text(target: str, source: InstallSource) -> str:
+    return WORKFLOW.format(
+        version=__version__,
+        target=target,
+        install=shlex.quote(source.spec),
+        install_why=source.why,
+        how=HOW_TO_CHANGE,
+    )
 
 
 def install_github(start: Path, *, install: str | None = None, force: bool = False) -> CiInstall:
     root = discover(start).workdir
     cfg = load_config(root)
-    text = workflow_text(cfg.target_branch, install or f"hippo-git=={__version__}")
+    text = workflow_text(cfg.target_branch, resolve_install(install, cfg.ci_install, root))
     path = root / WORKFLOW_PATH
     if path.exists():
         old = path.read_text(encoding="utf-8")

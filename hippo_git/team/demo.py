@@ -42,6 +42,20 @@ class DemoResult:
     dream: dict[str, Any] = field(default_factory=dict)
     changes: list[dict[str, str]] = field(default_factory=list)
     search: list[dict[str, str]] = field(default_factory=list)
+    before: str = ""  # the target's tip before the dream: `git diff BEFORE..main` is what was learnt
+    learnt: str = ""  # that diff, limited to the notes
+
+    def learnt_lines(self) -> dict[str, list[str]]:
+        """Added lines per note, from the diff."""
+        found: dict[str, list[str]] = {}
+        path = ""
+        for line in self.learnt.splitlines():
+            if line.startswith("+++ "):
+                path = line[4:].removeprefix("b/")
+                found.setdefault(path, [])
+            elif line.startswith("+") and path:
+                found[path].append(line[1:])
+        return {note: lines for note, lines in found.items() if lines}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -51,6 +65,7 @@ class DemoResult:
             "dream": self.dream,
             "changes": self.changes,
             "search": {"query": DEMO_QUERY, "hits": self.search},
+            "learnt": {"before": self.before, "diff": self.learnt},
         }
 
 
@@ -91,6 +106,7 @@ def run_demo(
     summary = ingest(cfg, root=samples, harness="claude-code")
     result = DemoResult(workdir=target, home=home, ingest=summary.as_dict())
     step(f"indexed {summary.sessions} sample sessions ({summary.turns_added} turns)")
+    result.before = run_git(["rev-parse", "HEAD"], cwd=target).stdout.strip()
     report = dream(cfg, DreamOptions(), env=env, now=now)
     result.dream = report.to_dict()
     if report.status != "complete":
@@ -100,8 +116,16 @@ def run_demo(
     step("dreamed over them with the built-in offline model")
     for view in proposals_view(target, report.run, target_branch=cfg.target_branch):
         result.changes.append(
-            {"status": view.status, "subject": view.subject, "proposal": view.proposal[:12]}
+            {
+                "status": view.status,
+                "subject": view.subject,
+                "commit": view.commit[:12],  # what `git log` shows and `git show` takes
+                "proposal": view.proposal[:12],
+            }
         )
+    result.learnt = run_git(
+        ["diff", result.before, cfg.target_branch, "--", cfg.notes_dir], cwd=target
+    ).stdout
     conn = connect(cfg.index_path, readonly=True)
     try:
         hits = search(conn, DEMO_QUERY, limit=3)

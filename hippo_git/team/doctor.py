@@ -21,7 +21,7 @@ from hippo_git.git import hookfiles
 from hippo_git.git.repo import RepoInfo, config_get, config_get_all, discover, remotes, run_git
 from hippo_git.git.staged import index_paths
 from hippo_git.team.githooks import PER_PERSON, per_person
-from hippo_git.team.setup import receipts_fetch_refspec
+from hippo_git.team.setup import framework_runs_hippo, receipts_fetch_refspec
 
 GREEN, RED, NA = "green", "red", "n/a"
 MIN_GIT = (2, 30)
@@ -76,7 +76,19 @@ def check_hooks(ctx: Context) -> list[Check]:
     for hook in hookfiles.GIT_HOOKS:
         state = hookfiles.hook_state(info, hook)
         where = info.hooks_dir / hook
-        if state.startswith("ours"):
+        if state.startswith("pre-commit+ours"):
+            found.append(_beside_pre_commit(info, hook, state))
+        elif state == "ours+pre-commit":
+            found.append(
+                Check(
+                    f"hook {hook}",
+                    RED,
+                    f"the pre-commit framework's script is chained as {hook}.legacy, where it stops every "
+                    'commit ("installed in migration mode")',
+                    "git hippo init  (puts the framework's script back and runs hippo's checks from it)",
+                )
+            )
+        elif state.startswith("ours"):
             chained = " (foreign hook chained as .legacy)" if state == "ours+legacy" else ""
             legacy = where.with_name(hook + ".legacy")
             if chained and not os.access(legacy, os.X_OK):
@@ -99,6 +111,8 @@ def check_hooks(ctx: Context) -> list[Check]:
                     "git hippo init  (installs into core.hooksPath, chaining what is there)",
                 )
             )
+        elif state == "foreign" and hook == "pre-commit" and _framework_runs_hippo(info):
+            found.append(_beside_pre_commit(info, hook, state))
         elif state == "foreign":
             found.append(
                 Check(
@@ -111,6 +125,42 @@ def check_hooks(ctx: Context) -> list[Check]:
         else:
             found.append(Check(f"hook {hook}", RED, f"no hook at {where}", "git hippo init"))
     return found
+
+
+def _framework_runs_hippo(info: RepoInfo) -> bool:
+    return hookfiles.is_pre_commit_framework(info.hooks_dir / "pre-commit") and framework_runs_hippo(
+        info.workdir
+    )
+
+
+def _beside_pre_commit(info: RepoInfo, hook: str, state: str) -> Check:
+    where = info.hooks_dir / hook
+    shim = where.with_name(hook + ".legacy")
+    by_config = state == "foreign"  # the framework runs hippo-lint itself, no shim
+    if not by_config and not os.access(shim, os.X_OK):
+        return Check(f"hook {hook}", RED, f"{shim} is not executable, so it never runs", f"chmod +x {shim}")
+    script = where.read_text(encoding="utf-8", errors="replace")
+    config = info.workdir / ".pre-commit-config.yaml"
+    if "--skip-on-missing-config" not in script and not config.exists():
+        return Check(
+            f"hook {hook}",
+            RED,
+            f"the pre-commit framework's hook at {where} needs {config.name}, which is missing, so every "
+            f"{hook} fails",
+            "add a .pre-commit-config.yaml, or remove the framework's hook: pre-commit uninstall",
+        )
+    if by_config:
+        return Check(
+            f"hook {hook}",
+            GREEN,
+            f"the pre-commit framework's hook at {where} runs hippo's check (hippo-lint in {config.name})",
+        )
+    chained = f" (and the hook before it at {shim.name}.legacy)" if state.endswith("+legacy") else ""
+    return Check(
+        f"hook {hook}",
+        GREEN,
+        f"the pre-commit framework's hook at {where} runs hippo's checks from {shim.name}{chained}",
+    )
 
 
 def check_receipts_config(ctx: Context) -> list[Check]:

@@ -143,8 +143,12 @@ def check_proposals(ctx: Context) -> list[Check]:
 
 
 def check_agents(ctx: Context) -> list[Check]:
+    """Red only for what is wrong: hooks that cannot start (no git-hippo on PATH) or whose last run
+    failed. Hooks that have not run here yet, or not lately, just wait for a session."""
     if ctx.cfg is None:
         return [Check("agent hooks", NA, "hippo.toml is not valid")]
+    import shutil
+
     from hippo_git.agents.status import agent_status
 
     found: list[Check] = []
@@ -153,24 +157,38 @@ def check_agents(ctx: Context) -> list[Check]:
         installed = [h for h in status.hooks if h.installed]
         if not installed:
             continue
-        runs = [datetime.fromisoformat(h.last_run) for h in installed if h.last_run]
-        latest = max(runs) if runs else None
-        if latest is None or latest < limit:
-            saw = (
-                "installed but never ran here" if latest is None else f"installed, last ran {latest:%Y-%m-%d}"
-            )
+        name = f"agent hooks {status.harness}"
+        if shutil.which("git-hippo") is None:
             found.append(
                 Check(
-                    f"agent hooks {status.harness}",
+                    name,
                     RED,
-                    saw,
-                    f"start a {status.harness} session here; check `git hippo agent status {status.harness}`",
+                    "installed, but git-hippo is not on PATH: every hook fails with "
+                    "\"git: 'hippo' is not a git command\"",
+                    "put hippo_git's bin folder on PATH (activate its virtual environment), or pipx install it",
                 )
             )
-        else:
+            continue
+        failed = [h for h in installed if h.ok is False]
+        if failed:
+            hook = failed[0]
             found.append(
-                Check(f"agent hooks {status.harness}", GREEN, f"last ran {latest:%Y-%m-%d %H:%M} UTC")
+                Check(
+                    name,
+                    RED,
+                    f"{hook.event} failed when it last ran ({hook.last_run}): {hook.detail or 'no detail'}",
+                    f"git hippo agent status {status.harness}; run the hook by hand: {hook.command}",
+                )
             )
+            continue
+        runs = [datetime.fromisoformat(h.last_run) for h in installed if h.last_run]
+        latest = max(runs) if runs else None
+        if latest is None:
+            found.append(Check(name, NA, f"installed; no {status.harness} session has started here yet"))
+        elif latest < limit:
+            found.append(Check(name, NA, f"installed; last ran {latest:%Y-%m-%d}, no session since"))
+        else:
+            found.append(Check(name, GREEN, f"last ran {latest:%Y-%m-%d %H:%M} UTC"))
     return found or [Check("agent hooks", NA, "none installed (git hippo agent install claude-code)")]
 
 

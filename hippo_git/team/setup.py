@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from hippo_git.config import WORKSPACE_FILE, checked_notes_dir, read_toml, works
 from hippo_git.dream.records import RECEIPTS_REF
 from hippo_git.files import write_text_atomic
 from hippo_git.git import hookfiles
+from hippo_git.git.checkout import uncommitted
 from hippo_git.git.repo import RepoInfo, config_add, config_set, discover, remotes
 from hippo_git.team.githooks import PER_PERSON
 
@@ -37,6 +39,18 @@ notes listed under `[context] required` in `.hippo/hippo.toml`.
 """
 
 
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+
+
+def framework_runs_hippo(root: Path) -> bool:
+    """The pre-commit framework's config names hippo's hook (id hippo-lint, or its entry)."""
+    try:
+        text = (root / PRE_COMMIT_CONFIG).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return bool(re.search(r"\bid:\s*['\"]?hippo-lint\b", text)) or "git-hippo hook pre-commit" in text
+
+
 def receipts_fetch_refspec(remote: str) -> str:
     return f"+{RECEIPTS_REF}:refs/notes/hippo-remote/{remote}/receipts"
 
@@ -48,7 +62,7 @@ class InitResult:
     kept: list[str] = field(default_factory=list)
     hooks: list[hookfiles.HookChange] = field(default_factory=list)
     config: list[str] = field(default_factory=list)  # "key = value" lines that were set
-    to_commit: list[str] = field(default_factory=list)
+    to_commit: list[str] = field(default_factory=list)  # hippo's files that are not committed as they are
     notes_indexed: int | None = None  # notes in the index built at init (None: not built)
 
     def as_dict(self) -> dict[str, object]:
@@ -102,9 +116,20 @@ def init_workspace(start: Path, *, notes_dir: str = "notes", install_hooks: bool
     }
     for rel, text in files.items():
         (result.created if _write_new(root / rel, text) else result.kept).append(rel)
-        result.to_commit.append(rel)
+    result.to_commit = uncommitted(root, list(files))
     if install_hooks:
-        result.hooks = hookfiles.install_hooks(info)
+        framework = hookfiles.is_pre_commit_framework(info.hooks_dir / "pre-commit")
+        if framework and framework_runs_hippo(root):
+            # The team runs hippo's check as a pre-commit framework hook: a shim would run it twice.
+            others = tuple(h for h in hookfiles.GIT_HOOKS if h != "pre-commit")
+            if hookfiles.hook_state(info, "pre-commit").startswith("pre-commit+ours"):
+                hookfiles.uninstall_hooks(info, ("pre-commit",))  # the shim an earlier init put there
+            result.hooks = [
+                hookfiles.HookChange("pre-commit", root / PRE_COMMIT_CONFIG, "via-pre-commit-config")
+            ]
+            result.hooks += hookfiles.install_hooks(info, others)
+        else:
+            result.hooks = hookfiles.install_hooks(info)
     result.config = configure_receipts(root)
     result.notes_indexed = _build_notes_index(root)
     return result

@@ -39,10 +39,13 @@ def sync_cmd(remote: str | None, runs: tuple[str, ...], as_json: bool) -> None:
         if result.merged
         else ("fetched (nothing new)" if result.fetched else "none on the remote yet")
     )
+    for line in result.configured:
+        say(f"set up: {line}")
     say(f"receipts from {result.remote}: {got}")
-    say(f"receipts to {result.remote}: " + ("pushed" if result.pushed else "nothing to push"))
+    sent = "pushed" if result.pushed else "already there" if result.in_sync else "none here yet"
+    say(f"receipts to {result.remote}: {sent}")
     if result.attempts > 1:
-        say(f"(the remote moved; took {result.attempts} attempts)")
+        say(f"(the remote moved; took {result.attempts} attempts, {result.waited:.1f} s of waiting)")
     for p in result.proposals:
         state = p.problem or (
             "pushed" if p.pushed else "fetched into a new local branch" if p.created_local else "up to date"

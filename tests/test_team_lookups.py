@@ -48,6 +48,8 @@ def test_doctor_sees_every_run_through_one_cached_walk(tmp_path: Path) -> None:
     git(root, "update-ref", "refs/heads/main", before_r2)  # main rewound: walked again
     assert "hippo/proposals/r2: 1 confirmed proposal(s) never applied" in _health(root)
     assert ReceiptIndex(GitStore(root)).applied_ids("main") == {r1[0].proposal_id}
+    propose(root, "r3", [prop("notes/deploy.md", "- five", turn=5)])  # the run's branch moved on
+    assert "hippo/proposals/r3: 2 proposal(s) have no receipt here" in _health(root)
 
 
 @pytest.fixture

@@ -132,3 +132,11 @@ def test_the_receipts_cache_follows_the_ref_and_survives_damage(tmp_path: Path) 
     git(root, "notes", "--ref=hippo/receipts", "append", "-m", json.dumps({"kind": "x"}), pcs[0].commit)
     again.refresh()
     assert [e.receipt.reviewer for e in again.for_commit(pcs[0].commit)] == [REVIEWER]
+
+
+def test_verify_of_an_unrebased_range_reads_only_its_own_notes(ws: Path) -> None:  # noqa: F811
+    propose_commit(ws)
+    propose_commit(ws, "notes/new.md", "# New\n")
+    assert verify(ws).ok
+    # the receipts on the commits settled it: no cache of all receipts was built or read
+    assert not (ws / ".git" / CACHE_FILE).exists()

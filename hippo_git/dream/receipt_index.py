@@ -14,15 +14,17 @@ once and then only from the last tip seen, for `doctor`'s look at every proposal
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from hippo_git.dream.proposals import run_proposal_ids
 from hippo_git.dream.receipts import ReceiptBook, ReceiptEntry
-from hippo_git.dream.records import RECEIPTS_REF, Receipt, parse_trailers
+from hippo_git.dream.records import RECEIPTS_REF, Receipt, parse_receipts, parse_trailers
 from hippo_git.git import scan
 from hippo_git.git.objects import GitStore
 
@@ -35,19 +37,24 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "0001-receipts",
         (
             "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            # One row per distinct (note, proposal, commit, kind, verdict): where a receipt is and
+            # what it says, not its text (that stays in git and is read from the note when asked).
             """CREATE TABLE receipts(
                 on_commit TEXT NOT NULL,
                 proposal TEXT NOT NULL,
                 commit_sha TEXT NOT NULL,
                 kind TEXT NOT NULL,
                 verdict TEXT NOT NULL,
-                line TEXT NOT NULL
+                UNIQUE(on_commit, proposal, commit_sha, kind, verdict)
             )""",
-            "CREATE INDEX receipts_on ON receipts(on_commit)",
             "CREATE INDEX receipts_proposal ON receipts(proposal)",
             "CREATE INDEX receipts_commit ON receipts(commit_sha)",
             "CREATE TABLE applied(branch TEXT NOT NULL, proposal TEXT NOT NULL, PRIMARY KEY(branch, proposal))",
         ),
+    ),
+    (
+        "0002-run-commits",
+        ("CREATE TABLE runs(run TEXT PRIMARY KEY, tip TEXT NOT NULL, commits TEXT NOT NULL)",),
     ),
 )
 
@@ -69,6 +76,7 @@ def _connect(path: Path | None) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     if path is not None:
         conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # a cache: losing the last write costs a rebuild
     conn.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY)")
     done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
     for name, statements in MIGRATIONS:
@@ -105,7 +113,7 @@ def open_cache(store: GitStore) -> sqlite3.Connection:
         return _connect(None)
 
 
-def _rows(on: str, text: str) -> Iterator[tuple[str, str, str, str, str, str]]:
+def _rows(on: str, text: str) -> Iterator[tuple[str, str, str, str, str]]:
     for line in text.splitlines():
         line = line.strip()
         if not line.startswith("{"):
@@ -114,7 +122,7 @@ def _rows(on: str, text: str) -> Iterator[tuple[str, str, str, str, str, str]]:
             r = Receipt.model_validate_json(line)
         except ValidationError:
             continue
-        yield on, r.proposal, r.commit, r.kind, r.verdict, line
+        yield on, r.proposal, r.commit, r.kind, r.verdict
 
 
 @contextlib.contextmanager
@@ -174,25 +182,35 @@ class ReceiptIndex:
                         "DELETE FROM receipts WHERE on_commit = ?", [(on,) for on, _ in changed]
                     )
                 self.conn.executemany(
-                    "INSERT INTO receipts VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO receipts VALUES (?, ?, ?, ?, ?)",
                     (row for on, text in changed if text is not None for row in _rows(on, text)),
                 )
             _set_meta(self.conn, "receipts_tip", tip)
 
     # --- lookups --------------------------------------------------------------------------------
 
-    def _entries(self, where: str, args: Iterable[str]) -> list[ReceiptEntry]:
+    def _entries(
+        self, where: str, args: tuple[str, ...], keep: Callable[[str, Receipt], bool]
+    ) -> list[ReceiptEntry]:
+        """The receipts, read from their notes, on every note the cache says holds a match."""
         found = []
-        for on, line in self.conn.execute(f"SELECT on_commit, line FROM receipts WHERE {where}", tuple(args)):
-            found.append(ReceiptEntry(on=on, receipt=Receipt.model_validate_json(line)))
+        ons = [
+            r[0] for r in self.conn.execute(f"SELECT DISTINCT on_commit FROM receipts WHERE {where}", args)
+        ]
+        for on in ons:
+            for receipt in parse_receipts(self.store.note_text(RECEIPTS_REF, on) or ""):
+                if keep(on, receipt):
+                    found.append(ReceiptEntry(on=on, receipt=receipt))
         return found
 
     def for_commit(self, commit: str) -> list[ReceiptEntry]:
         """Receipts on `commit`'s note or naming it."""
-        return self._entries("on_commit = ? OR commit_sha = ?", (commit, commit))
+        return self._entries(
+            "on_commit = ? OR commit_sha = ?", (commit, commit), lambda on, r: commit in (on, r.commit)
+        )
 
     def for_proposal(self, proposal: str) -> list[ReceiptEntry]:
-        return self._entries("proposal = ?", (proposal,))
+        return self._entries("proposal = ?", (proposal,), lambda _, r: r.proposal == proposal)
 
     def book(self, *, proposals: Iterable[str] = (), commits: Iterable[str] = ()) -> ReceiptBook:
         """A ReceiptBook holding only the receipts of these proposals and commits."""
@@ -223,6 +241,17 @@ class ReceiptIndex:
             (prefix, hi, prefix, hi, prefix, hi),
         )
         return [(str(p), str(c)) for p, c in rows]
+
+    def run_proposal_ids(self, run: str, tip: str) -> list[tuple[str, str]]:
+        """`proposals.run_proposal_ids` of a run branch at `tip`, remembered by tip (a run's branch
+        rarely moves after its dream, and doctor looks at every run each time)."""
+        row = self.conn.execute("SELECT tip, commits FROM runs WHERE run = ?", (run,)).fetchone()
+        if row is not None and row[0] == tip:
+            return [(str(sha), str(pid)) for sha, pid in json.loads(row[1])]
+        found = run_proposal_ids(self.store, run, tip)
+        with _transaction(self.conn):
+            self.conn.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?)", (run, tip, json.dumps(found)))
+        return found
 
     # --- what a target branch holds -------------------------------------------------------------
 

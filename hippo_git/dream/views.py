@@ -221,11 +221,13 @@ def proposal_branch_health(repo_root: Path, cfg: Config) -> list[BranchProblem]:
     store = GitStore(repo_root)
     index = ReceiptIndex(store)
     applied = index.applied_ids(cfg.target_branch)
+    runs = [(run, index.run_proposal_ids(run, tip)) for run, tip in list_runs(store)]
+    rows: dict[str, list[ReceiptRow]] = {}
+    for row in index.rows(pid for _, commits in runs for _, pid in commits):
+        rows.setdefault(row.proposal, []).append(row)
     problems: list[BranchProblem] = []
-    for run, tip in list_runs(store):
-        commits = run_proposal_ids(store, run, tip)
-        rows = index.rows(pid for _, pid in commits)
-        statuses = [_row_status(sha, pid, rows, applied) for sha, pid in commits]
+    for run, commits in runs:
+        statuses = [_row_status(sha, pid, rows.get(pid, []), applied) for sha, pid in commits]
         unreviewed = statuses.count("unreviewed")
         if unreviewed:
             problems.append(

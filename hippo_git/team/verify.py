@@ -23,6 +23,7 @@ from hippo_git.dream.records import NULL_BLOB, RECEIPTS_REF, Receipt, parse_rece
 from hippo_git.errors import UsageError
 from hippo_git.git.commits import CommitInfo, FileChange, commits_in_range, rev_parse
 from hippo_git.git.objects import GitStore
+from hippo_git.git.patchid import stable_patch_id
 from hippo_git.git.repo import discover
 from hippo_git.team.verify_patch import patch_problem
 
@@ -113,7 +114,8 @@ class Evidence:
 
     def patch(self, sha: str) -> tuple[str, str]:
         """The commit's patch text and its stable patch-id."""
-        return self.store.diff_text(sha), self.store.patch_id(sha)
+        diff = self.store.diff_text(sha)
+        return diff, stable_patch_id(diff) or self.store.patch_id(sha)
 
 
 def _binds(receipt: Receipt, change: FileChange, before: str) -> bool:

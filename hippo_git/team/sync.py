@@ -6,7 +6,8 @@ never dropped), then pushed without force.
 
 When a team syncs at once, pushes race. A push that loses is retried after a randomised wait
 that grows with each attempt ("full jitter", so the losers spread out instead of colliding
-again), with a fetch and merge before each attempt, within `SYNC_SECONDS`. A losing attempt is
+again), with a fetch and merge before each attempt, within `SYNC_SECONDS`; the step of the waits is what the losing attempt took, at least
+`FIRST_WAIT`. A losing attempt is
 kept cheap: the remote's tip is read first (one round trip), the fetch is skipped when nothing
 new is there, and the push is only tried once our notes contain the remote's, so it uploads just
 our new notes commits. Sync also sets up the git config receipts need (the fetch refspec of a
@@ -29,10 +30,10 @@ from hippo_git.git.objects import GitStore
 from hippo_git.git.repo import discover, remotes
 from hippo_git.team.setup import configure_receipts
 
-SYNC_SECONDS = 60.0  # give up retrying after this long (nothing is lost; the next sync goes on)
-MAX_ATTEMPTS = 30
-FIRST_WAIT = 0.05  # seconds; the cap on attempt n's random wait is FIRST_WAIT * 2**n, up to MAX_WAIT
-MAX_WAIT = 4.0
+SYNC_SECONDS = 120.0  # give up retrying after this long (nothing is lost; the next sync goes on)
+MAX_ATTEMPTS = 40
+FIRST_WAIT = 0.05  # seconds: the least step; attempt n waits up to step * 2**(n-1), at most MAX_WAIT
+MAX_WAIT = 8.0
 
 
 @dataclass
@@ -95,20 +96,20 @@ def _pick_remote(root: Path, remote: str | None) -> str:
     return remote
 
 
-def _fetch_and_merge(root: Path, remote: str, result: SyncResult) -> str | None:
+def _fetch_and_merge(root: Path, store: GitStore, remote: str, result: SyncResult) -> str | None:
     """Bring the remote's receipts into ours; returns the remote's tip as it was read."""
     tracking = tracking_ref(remote)
     theirs = gitremote.remote_tip(root, remote, RECEIPTS_REF)
     if theirs is None:
         return None
     result.fetched = True
-    if rev_parse(root, tracking) != theirs:
+    if store.ref_target(tracking) != theirs:
         gitremote.fetch_ref(root, remote, RECEIPTS_REF, tracking, known=True)
-    ours = rev_parse(root, RECEIPTS_REF)
+    ours = store.ref_target(RECEIPTS_REF)
     if ours is None:
         gitremote.create_ref(root, RECEIPTS_REF, theirs)
         result.merged = True
-    elif ours != theirs and not GitStore(root).is_ancestor(theirs, ours):
+    elif ours != theirs and not store.is_ancestor(theirs, ours):
         gitremote.merge_notes(root, "hippo/receipts", tracking)  # fast-forwards when it can
         result.merged = True
     return theirs
@@ -124,11 +125,13 @@ def sync_receipts(
 ) -> SyncResult:
     result = SyncResult(remote=remote)
     rng = rng or random.Random()
+    store = GitStore(root)
     started = time.monotonic()
     for attempt in range(1, MAX_ATTEMPTS + 1):
         result.attempts = attempt
-        theirs = _fetch_and_merge(root, remote, result)
-        ours = rev_parse(root, RECEIPTS_REF)
+        began = time.monotonic()
+        theirs = _fetch_and_merge(root, store, remote, result)
+        ours = store.ref_target(RECEIPTS_REF)
         if ours is None:
             return result  # nothing of ours to share yet
         if ours == theirs:
@@ -141,7 +144,10 @@ def sync_receipts(
             return result
         if not outcome.rejected:
             raise GitError(f"push of receipts to {remote} failed: {outcome.message}")
-        wait = rng.uniform(0, min(MAX_WAIT, FIRST_WAIT * 2**attempt))
+        # The wait grows with each loss and with what an attempt costs here (a slow remote or a
+        # busy machine keeps the race window open longer); random, so the losers spread out.
+        step = max(FIRST_WAIT, time.monotonic() - began)
+        wait = rng.uniform(0, min(MAX_WAIT, step * 2 ** (attempt - 1)))
         if time.monotonic() - started + wait > seconds:
             break
         sleep(wait)

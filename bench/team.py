@@ -138,7 +138,8 @@ def fetch_cost(remote: Path, work: Path, env: dict[str, str], depth: int = 0) ->
     """Seconds to fetch the receipts ref into an empty repository, and the bytes it brought
     (`depth=1`: only the tip's notes, what `verify` in CI needs)."""
     empty = work / f"fetch-probe-{depth}"
-    git(work, "init", "-q", "--bare", str(empty), env=env)
+    empty.parent.mkdir(parents=True, exist_ok=True)
+    git(empty.parent, "init", "-q", "--bare", str(empty), env=env)
     start = time.perf_counter()
     shallow = [f"--depth={depth}"] if depth else []
     git(empty, "fetch", "-q", *shallow, f"file://{remote}", f"{RECEIPTS_REF}:{RECEIPTS_REF}", env=env)
@@ -155,6 +156,16 @@ def report_fetch(remote: Path, work: Path, env: dict[str, str], state: TeamState
     )
     for depth, label in ((0, "all its history"), (1, "--depth=1, the tip's notes only")):
         took, got = fetch_cost(remote, work, env, depth)
+        print(f"  fetching it into an empty repository, {label}: {took:.2f} s, {got / 1e6:.1f} MB")
+    # fast-import's packs are poorly deltified; a hosted remote repacks now and then (`git gc`)
+    start = time.perf_counter()
+    git(remote, "repack", "-adq", env=env)
+    packed = sum(p.stat().st_size for p in (remote / "objects").rglob("*") if p.is_file())
+    print(
+        f"after `git repack -ad` on the remote ({time.perf_counter() - start:.0f} s): {packed / 1e6:.1f} MB"
+    )
+    for depth, label in ((0, "all its history"), (1, "--depth=1")):
+        took, got = fetch_cost(remote, work / f"repacked-{depth}", env, depth)
         print(f"  fetching it into an empty repository, {label}: {took:.2f} s, {got / 1e6:.1f} MB")
 
 

@@ -103,6 +103,17 @@ def test_patch_problem_reads_the_hunks() -> None:
         "--- /dev/null\n+++ b/notes/new.md\n@@ -0,0 +1,2 @@\n+# New\n+A fact.\n"
     )
     assert patch_problem(added, "notes/new.md", "", "# New\nA fact.\n") is None
+    # a line separator inside a line is not a line break for git
+    odd = diff.replace(" # Build\n", " # Build\u2028and test\n")
+    assert (
+        patch_problem(
+            odd,
+            "notes/build.md",
+            before.replace("# Build", "# Build\u2028and test"),
+            after.replace("# Build", "# Build\u2028and test"),
+        )
+        is None
+    )
 
 
 def test_the_receipts_cache_follows_the_ref_and_survives_damage(tmp_path: Path) -> None:

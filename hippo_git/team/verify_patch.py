@@ -11,6 +11,13 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
 
+def _lines(text: str) -> list[str]:
+    """Lines as git and unidiff see them: split at "\n" only (str.splitlines also splits at
+    \r, \f, \u2028 and more, which a note may hold inside a line)."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def patch_problem(diff_text: str, path: str, before: str, after: str) -> str | None:
     """None when `diff_text` changes only `path` and turns `before` into `after`; else what is wrong."""
     try:
@@ -22,7 +29,7 @@ def patch_problem(diff_text: str, path: str, before: str, after: str) -> str | N
     changed = patch[0]
     if changed.path != path:
         return f"its patch changes {changed.path}, not the receipt's {path}"
-    old = before.splitlines(keepends=True)
+    old = _lines(before)
     out: list[str] = []
     pos = 0
     for hunk in changed:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hippo_git.dream.records import NULL_BLOB, Proposal, Receipt, Reviewer, commit_message
+from hippo_git.git.objects import GitStore
 from hippo_git.team.setup import init_workspace
 from hippo_git.team.verify import verify
 from tests.conftest import git, make_repo, run_cli
@@ -64,7 +65,16 @@ def propose(
     return sha, proposal
 
 
-def write_receipt(root: Path, sha: str, proposal: Proposal, *, verdict: str, before: str, after: str) -> None:
+def write_receipt(
+    root: Path,
+    sha: str,
+    proposal: Proposal,
+    *,
+    verdict: str,
+    before: str,
+    after: str,
+    patch_id: str | None = None,
+) -> None:
     line = Receipt(
         kind="review",
         proposal=proposal.id,
@@ -73,7 +83,7 @@ def write_receipt(root: Path, sha: str, proposal: Proposal, *, verdict: str, bef
         path=proposal.path,
         before=before,
         after=after,
-        patch_id="0" * 40,
+        patch_id=patch_id or GitStore(root).patch_id(sha),
         reviewer=Reviewer(persona="core/skeptic", persona_sha256="0" * 64, argv=("scripted",)),
         time="2026-01-02T03:04:05Z",
         reason="supported by s1#3" if verdict == "confirm" else "not in the evidence",

@@ -11,11 +11,9 @@ from pathlib import Path
 import click
 
 from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say
-from hippo_git.team.ci import install_github
-from hippo_git.team.demo import DEMO_QUERY, run_demo
-from hippo_git.team.doctor import run_doctor
-from hippo_git.team.sync import sync
-from hippo_git.team.verify import verify
+
+# Each command imports what it runs: `verify` in CI and `sync` in a burst must not pay for
+# loading the dream and ingest machinery that `demo` needs.
 
 
 @click.command("sync")
@@ -30,6 +28,8 @@ from hippo_git.team.verify import verify
 @json_option
 def sync_cmd(remote: str | None, runs: tuple[str, ...], as_json: bool) -> None:
     """Fetch, merge and push review receipts (and named proposals branches). Never forces."""
+    from hippo_git.team.sync import sync
+
     result = sync(Path.cwd(), remote, runs)
     if as_json:
         emit_json(result.as_dict())
@@ -39,10 +39,13 @@ def sync_cmd(remote: str | None, runs: tuple[str, ...], as_json: bool) -> None:
         if result.merged
         else ("fetched (nothing new)" if result.fetched else "none on the remote yet")
     )
+    for line in result.configured:
+        say(f"set up: {line}")
     say(f"receipts from {result.remote}: {got}")
-    say(f"receipts to {result.remote}: " + ("pushed" if result.pushed else "nothing to push"))
+    sent = "pushed" if result.pushed else "already there" if result.in_sync else "none here yet"
+    say(f"receipts to {result.remote}: {sent}")
     if result.attempts > 1:
-        say(f"(the remote moved; took {result.attempts} attempts)")
+        say(f"(the remote moved; took {result.attempts} attempts, {result.waited:.1f} s of waiting)")
     for p in result.proposals:
         state = p.problem or (
             "pushed" if p.pushed else "fetched into a new local branch" if p.created_local else "up to date"
@@ -60,6 +63,8 @@ def sync_cmd(remote: str | None, runs: tuple[str, ...], as_json: bool) -> None:
 @json_option
 def verify_cmd(rev_range: str | None, fmt: str, as_json: bool) -> None:
     """Check that every commit in RANGE is a reviewed dream change (default: TARGET..HEAD)."""
+    from hippo_git.team.verify import verify
+
     report = verify(Path.cwd(), rev_range)
     if as_json or fmt == "json":
         emit_json(report.as_dict())
@@ -93,6 +98,8 @@ def ci_group() -> None:
 @click.option("--force", is_flag=True, help="Overwrite a workflow file hippo did not write.")
 def ci_install_cmd(provider: str, spec: str | None, force: bool) -> None:
     """Write .github/workflows/hippo-review.yml: verify pull requests from hippo/proposals/*."""
+    from hippo_git.team.ci import install_github
+
     result = install_github(Path.cwd(), install=spec, force=force)
     say(f"{result.action} {result.path}")
     if result.action != "unchanged":
@@ -104,6 +111,8 @@ def ci_install_cmd(provider: str, spec: str | None, force: bool) -> None:
 @json_option
 def doctor_cmd(no_probe: bool, as_json: bool) -> None:
     """Check the set-up, the notes, the index, dreaming and agents; say how to fix what is red."""
+    from hippo_git.team.doctor import run_doctor
+
     report = run_doctor(Path.cwd(), probe=not no_probe)
     if as_json:
         emit_json(report.as_dict())
@@ -124,6 +133,8 @@ def doctor_cmd(no_probe: bool, as_json: bool) -> None:
 @json_option
 def demo_cmd(directory: Path, as_json: bool) -> None:
     """Try hippo on built-in sample data: a scratch repo, sample sessions, ingest, dream, receipts."""
+    from hippo_git.team.demo import DEMO_QUERY, run_demo
+
     result = run_demo(
         directory, env=dict(os.environ), now=datetime.now(UTC), step=(lambda _: None) if as_json else say
     )

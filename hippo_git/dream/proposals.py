@@ -117,21 +117,38 @@ def proposal_commit(store: GitStore, sha: str) -> ProposalCommit | None:
     )
 
 
-def run_commit_shas(store: GitStore, run_id: str) -> list[str]:
-    """The commits of a run's branch that carry its trailers, oldest first (cheap: no diffs)."""
-    tip = store.ref_target(proposals_ref(run_id))
-    found: list[str] = []
+def run_tip(store: GitStore, run_id: str) -> str | None:
+    """The tip of a run's branch: the local one, else a remote-tracking copy (a teammate's run
+    fetched by `git fetch`, as in a second clone)."""
+    local = store.ref_target(proposals_ref(run_id))
+    if local is not None:
+        return local
+    suffix = "/hippo/proposals/" + run_id
+    found = [tip for name, tip in store.refs("refs/remotes/") if name.endswith(suffix)]
+    return found[0] if found else None
+
+
+def run_proposal_ids(store: GitStore, run_id: str, tip: str | None = None) -> list[tuple[str, str]]:
+    """(commit, proposal id) of the commits of a run's branch that carry its trailers, oldest
+    first; reads commit messages only (no diffs), so a look at every run stays cheap."""
+    tip = tip or store.ref_target(proposals_ref(run_id))
+    found: list[tuple[str, str]] = []
     for info in store.first_parents(tip) if tip else ():
         trailers = parse_trailers(info.message)
         if trailers is None or trailers.run != run_id:
             break
-        found.append(info.sha)
+        found.append((info.sha, trailers.proposal))
     return found[::-1]
 
 
-def run_commits(store: GitStore, run_id: str) -> list[ProposalCommit]:
+def run_commit_shas(store: GitStore, run_id: str, tip: str | None = None) -> list[str]:
+    """The commits of a run's branch that carry its trailers, oldest first (cheap: no diffs)."""
+    return [sha for sha, _ in run_proposal_ids(store, run_id, tip)]
+
+
+def run_commits(store: GitStore, run_id: str, tip: str | None = None) -> list[ProposalCommit]:
     """The proposal commits of a run, oldest first (empty when the branch does not exist)."""
-    found = (proposal_commit(store, sha) for sha in run_commit_shas(store, run_id))
+    found = (proposal_commit(store, sha) for sha in run_commit_shas(store, run_id, tip))
     return [pc for pc in found if pc is not None]
 
 

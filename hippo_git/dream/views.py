@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -9,8 +10,16 @@ from typing import Any
 from unidiff.patch import PatchSet
 
 from hippo_git.config import Config, load_config
-from hippo_git.dream.apply import applied_proposals
-from hippo_git.dream.proposals import ProposalCommit, latest_run, list_runs, run_commits
+from hippo_git.dream.proposals import (
+    ProposalCommit,
+    latest_run,
+    list_runs,
+    proposal_commit,
+    run_commits,
+    run_proposal_ids,
+    run_tip,
+)
+from hippo_git.dream.receipt_index import ReceiptIndex, ReceiptRow
 from hippo_git.dream.receipts import ReceiptBook, list_receipts
 from hippo_git.dream.records import Receipt, parse_trailers
 from hippo_git.errors import HippoError
@@ -62,6 +71,19 @@ def _status(pc: ProposalCommit, receipts: list[Receipt], applied: set[str]) -> s
     return "confirmed" if "confirm" in verdicts else "unreviewed"
 
 
+def _row_status(sha: str, proposal: str, rows: list[ReceiptRow], applied: set[str]) -> str:
+    """`_status` from the receipts cache's facts, for views over many runs."""
+    mine = [r for r in rows if r.proposal == proposal]
+    if any(r.kind == "revert" for r in mine):
+        return "reverted"
+    if proposal in applied:
+        return "applied"
+    verdicts = {r.verdict for r in mine if r.kind == "review" and r.commit == sha}
+    if "reject" in verdicts:
+        return "rejected"
+    return "confirmed" if "confirm" in verdicts else "unreviewed"
+
+
 def _rationale(message: str) -> str:
     return "\n".join(line[2:] for line in message.splitlines() if line.startswith("> "))
 
@@ -88,59 +110,102 @@ def _view(store: GitStore, pc: ProposalCommit, book: ReceiptBook, applied: set[s
     )
 
 
+SEARCH_LIMIT = 50_000  # commits of target history searched for an id nothing else knows (as revert)
+_HEX = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+def _found_by_id(store: GitStore, index: ReceiptIndex, key: str, target_tip: str | None) -> list[str]:
+    """Commits of proposals a proposal/commit id prefix names, looked up the same way in every
+    clone: the commit itself, the receipts (synced to every clone), the run branches here, and
+    last the target's history (where `revert` looks)."""
+    if len(key) < 7:
+        raise HippoError(f"{key!r} is neither a run nor an id of at least 7 characters")
+    if not _HEX.match(key):
+        return []
+    shas: dict[str, None] = {}
+    named = store.resolve(key) if len(key) <= 40 else None
+    if named is not None and named.startswith(key):
+        shas[named] = None
+    for proposal, commit in index.matching(key):
+        if store.resolve(commit) == commit:
+            shas[commit] = None
+        elif proposal.startswith(key):
+            shas.update(dict.fromkeys(_commits_of(store, proposal, target_tip)))
+    if not shas:
+        for run, tip in list_runs(store):
+            for sha, proposal in run_proposal_ids(store, run, tip):
+                if proposal.startswith(key) or sha.startswith(key):
+                    shas[sha] = None
+    if not shas and target_tip is not None:
+        shas.update(dict.fromkeys(_commits_of(store, key, target_tip)))
+    return list(shas)
+
+
+def _commits_of(store: GitStore, proposal_prefix: str, target_tip: str | None) -> list[str]:
+    """Commits on the target's history whose proposal id starts with `proposal_prefix` (a change
+    landed by "rebase and merge" is a different commit than the one its receipt names)."""
+    if target_tip is None:
+        return []
+    found = []
+    for info in store.ancestors(target_tip, SEARCH_LIMIT):
+        if "Hippo-Proposal: " + proposal_prefix in info.message:
+            trailers = parse_trailers(info.message)
+            if trailers is not None and trailers.proposal.startswith(proposal_prefix):
+                found.append(info.sha)
+    return found
+
+
 def proposals_view(
     repo_root: Path, selector: str | None = None, *, target_branch: str | None = None
 ) -> list[ProposalView]:
     """The proposals of a run (default: the latest), or the one proposal a proposal/commit id
-    (or a prefix of at least 7 characters) names, with diff, status and receipts."""
+    (or a prefix of at least 7 characters) names, with diff, status and receipts. Costs what the
+    run (or the id) holds: receipts come from the receipts cache, not from reading all of them."""
     store = GitStore(repo_root)
     target = target_branch or load_config(repo_root).target_branch
     target_tip = store.ref_target(f"refs/heads/{target}")
-    runs = [run for run, _ in list_runs(store)]
+    index = ReceiptIndex(store)
     if selector is None:
         latest = latest_run(store)
-        chosen = [latest] if latest else []
-    elif selector in runs:
-        chosen = [selector]
+        commits = run_commits(store, latest) if latest else []
+    elif (tip := run_tip(store, selector)) is not None:
+        commits = run_commits(store, selector, tip)
     else:
-        chosen = runs
-    book = ReceiptBook.load(repo_root, store=store)
-    views: list[ProposalView] = []
-    for run in chosen:
-        commits = run_commits(store, run)
-        if selector is not None and selector not in runs:
-            key = selector.lower()
-            if len(key) < 7:
-                raise HippoError(f"{selector!r} is neither a run nor an id of at least 7 characters")
-            commits = [pc for pc in commits if pc.proposal_id.startswith(key) or pc.commit.startswith(key)]
-        if not commits:
-            continue
-        applied = applied_proposals(store, target_tip, run) if target_tip else set()
-        views.extend(_view(store, pc, book, applied) for pc in commits)
-    if selector is not None and not views:
+        found = (
+            proposal_commit(store, sha) for sha in _found_by_id(store, index, selector.lower(), target_tip)
+        )
+        commits = [pc for pc in found if pc is not None]
+    if selector is not None and not commits:
         raise HippoError(
             f"no run or proposal matches {selector!r}", hint="`git hippo proposals` lists the latest run"
         )
-    return views
+    applied = index.applied_ids(target) if commits else set()
+    book = index.book(proposals=[pc.proposal_id for pc in commits])
+    return [_view(store, pc, book, applied) for pc in commits]
 
 
 def runs_view(repo_root: Path) -> list[dict[str, Any]]:
     """Every run with its branch tip and number of proposals, oldest first."""
     store = GitStore(repo_root)
     return [
-        {"run": run, "tip": tip, "proposals": len(run_commits(store, run))} for run, tip in list_runs(store)
+        {"run": run, "tip": tip, "proposals": len(run_proposal_ids(store, run, tip))}
+        for run, tip in list_runs(store)
     ]
 
 
 def receipts_view(repo_root: Path, *, proposal: str | None = None) -> list[dict[str, Any]]:
     """Every receipt (optionally of proposals whose id starts with `proposal`), with the commit
     whose note holds it as `on`."""
-    rows = []
-    for entry in list_receipts(repo_root):
-        if proposal and not entry.receipt.proposal.startswith(proposal.lower()):
-            continue
-        rows.append({"on": entry.on, **entry.receipt.model_dump(mode="json")})
-    return rows
+    if proposal:
+        store = GitStore(repo_root)
+        index = ReceiptIndex(store)
+        key = proposal.lower()
+        ids = sorted({p for p, _ in index.matching(key) if p.startswith(key)})
+        entries = [e for e in index.book(proposals=ids).entries]
+        entries.sort(key=lambda e: (e.receipt.time, e.receipt.commit, e.on, e.receipt.kind))
+    else:
+        entries = list_receipts(repo_root)
+    return [{"on": entry.on, **entry.receipt.model_dump(mode="json")} for entry in entries]
 
 
 @dataclass(frozen=True)
@@ -151,14 +216,18 @@ class BranchProblem:
 
 def proposal_branch_health(repo_root: Path, cfg: Config) -> list[BranchProblem]:
     """Proposals branches with proposals that have no receipt here, or confirmed ones never applied."""
+    # One walk of the target (cached, then only what it gained) and the receipts cache, instead of
+    # a merge base, a walk and every receipt per run: doctor looks at hundreds of runs.
     store = GitStore(repo_root)
-    target_tip = store.ref_target(f"refs/heads/{cfg.target_branch}")
-    book = ReceiptBook.load(repo_root, store=store)
+    index = ReceiptIndex(store)
+    applied = index.applied_ids(cfg.target_branch)
+    runs = [(run, index.run_proposal_ids(run, tip)) for run, tip in list_runs(store)]
+    rows: dict[str, list[ReceiptRow]] = {}
+    for row in index.rows(pid for _, commits in runs for _, pid in commits):
+        rows.setdefault(row.proposal, []).append(row)
     problems: list[BranchProblem] = []
-    for run, _ in list_runs(store):
-        commits = run_commits(store, run)
-        applied = applied_proposals(store, target_tip, run) if target_tip else set()
-        statuses = [_status(pc, book.for_proposal(pc.proposal_id), applied) for pc in commits]
+    for run, commits in runs:
+        statuses = [_row_status(sha, pid, rows.get(pid, []), applied) for sha, pid in commits]
         unreviewed = statuses.count("unreviewed")
         if unreviewed:
             problems.append(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hippo_git.config import load_config
-from hippo_git.dream.receipts import ReceiptBook
+from hippo_git.dream.receipt_index import ReceiptIndex
 from hippo_git.dream.records import parse_trailers
 from hippo_git.git.commits import commits_in_range, rev_parse
 from hippo_git.git.staged import changed_between
@@ -28,7 +28,10 @@ def report_arrivals(root: Path) -> list[str]:
     dream = [(c, t) for c, t in arrived if t is not None]
     if not dream:
         return lines
-    book = ReceiptBook.load(root)
+    # only the receipts of what arrived, through the cache: a post-merge hook must not read history
+    book = ReceiptIndex.open(root).book(
+        proposals=[t.proposal for _, t in dream if t is not None], commits=[c.sha for c, _ in dream]
+    )
     missing = 0
     for commit, trailers in dream:
         assert trailers is not None

@@ -196,7 +196,7 @@ def check_receipts_config(ctx: Context) -> list[Check]:
                 f"receipts fetched from {remote}",
                 GREEN if has else RED,
                 f"remote.{remote}.fetch " + ("has" if has else "lacks") + " the receipts refspec",
-                "" if has else "git hippo init",
+                "" if has else f"git hippo sync {remote}  (sets the refspec up, then syncs)",
             )
         )
     return found

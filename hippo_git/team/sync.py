@@ -2,12 +2,23 @@
 
 Receipts are fetched into `refs/notes/hippo-remote/<remote>/receipts`, merged into the local
 notes with `cat_sort_uniq` (every line of both sides survives, so a teammate's receipts are
-never dropped), then pushed without force; a push rejected because the remote moved is
-retried after another fetch and merge, at most `RETRIES` times.
+never dropped), then pushed without force.
+
+When a team syncs at once, pushes race. A push that loses is retried after a randomised wait
+that grows with each attempt ("full jitter", so the losers spread out instead of colliding
+again), with a fetch and merge before each attempt, within `SYNC_SECONDS`; the step of the waits is what the losing attempt took, at least
+`FIRST_WAIT`. A losing attempt is
+kept cheap: the remote's tip is read first (one round trip), the fetch is skipped when nothing
+new is there, and the push is only tried once our notes contain the remote's, so it uploads just
+our new notes commits. Sync also sets up the git config receipts need (the fetch refspec of a
+remote added after `init`, the merge strategy).
 """
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,9 +26,14 @@ from hippo_git.dream.records import PROPOSALS_PREFIX, RECEIPTS_REF
 from hippo_git.errors import GitError, HippoError, UsageError
 from hippo_git.git import remote as gitremote
 from hippo_git.git.commits import rev_parse
+from hippo_git.git.objects import GitStore
 from hippo_git.git.repo import discover, remotes
+from hippo_git.team.setup import configure_receipts
 
-RETRIES = 3
+SYNC_SECONDS = 120.0  # give up retrying after this long (nothing is lost; the next sync goes on)
+MAX_ATTEMPTS = 40
+FIRST_WAIT = 0.05  # seconds: the least step; attempt n waits up to step * 2**(n-1), at most MAX_WAIT
+MAX_WAIT = 8.0
 
 
 @dataclass
@@ -35,7 +51,10 @@ class SyncResult:
     fetched: bool = False
     merged: bool = False
     pushed: bool = False
+    in_sync: bool = False  # the remote holds exactly our receipts (nothing needed pushing)
     attempts: int = 0
+    waited: float = 0.0  # seconds spent waiting between attempts
+    configured: list[str] = field(default_factory=list)  # git config sync had to set up
     proposals: list[ProposalsSync] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
@@ -44,7 +63,10 @@ class SyncResult:
             "fetched": self.fetched,
             "merged": self.merged,
             "pushed": self.pushed,
+            "in_sync": self.in_sync,
             "attempts": self.attempts,
+            "waited": round(self.waited, 3),
+            "configured": self.configured,
             "proposals": [vars(p) for p in self.proposals],
         }
 
@@ -55,51 +77,84 @@ def tracking_ref(remote: str) -> str:
 
 def _pick_remote(root: Path, remote: str | None) -> str:
     names = remotes(root)
+    if not names:
+        raise UsageError(
+            "this repository has no remote to sync with",
+            hint="add the team's repository with `git remote add origin URL`, then run `git hippo sync`",
+        )
     if remote is None:
         if "origin" in names:
             return "origin"
         if len(names) == 1:
             return names[0]
         raise UsageError(
-            "no remote named; this repository has " + (", ".join(names) if names else "no remotes"),
-            hint="run `git hippo sync REMOTE`" if names else "add one with `git remote add origin URL`",
+            f"several remotes ({', '.join(names)}) and none is named origin; which one?",
+            hint=f"run `git hippo sync {names[0]}`",
         )
     if remote not in names:
-        raise UsageError(f"no remote named {remote!r}", hint="known remotes: " + (", ".join(names) or "none"))
+        raise UsageError(f"no remote named {remote!r}", hint="known remotes: " + ", ".join(names))
     return remote
 
 
-def _fetch_and_merge(root: Path, remote: str, result: SyncResult) -> None:
+def _fetch_and_merge(root: Path, store: GitStore, remote: str, result: SyncResult) -> str | None:
+    """Bring the remote's receipts into ours; returns the remote's tip as it was read."""
     tracking = tracking_ref(remote)
-    if not gitremote.fetch_ref(root, remote, RECEIPTS_REF, tracking):
-        return
+    theirs = gitremote.remote_tip(root, remote, RECEIPTS_REF)
+    if theirs is None:
+        return None
     result.fetched = True
-    theirs = rev_parse(root, tracking)
-    ours = rev_parse(root, RECEIPTS_REF)
-    if theirs is None or theirs == ours:
-        return
+    if store.ref_target(tracking) != theirs:
+        gitremote.fetch_ref(root, remote, RECEIPTS_REF, tracking, known=True)
+    ours = store.ref_target(RECEIPTS_REF)
     if ours is None:
         gitremote.create_ref(root, RECEIPTS_REF, theirs)
-    else:
-        gitremote.merge_notes(root, "hippo/receipts", tracking)
-    result.merged = True
+        result.merged = True
+    elif ours != theirs and not store.is_ancestor(theirs, ours):
+        gitremote.merge_notes(root, "hippo/receipts", tracking)  # fast-forwards when it can
+        result.merged = True
+    return theirs
 
 
-def sync_receipts(root: Path, remote: str) -> SyncResult:
+def sync_receipts(
+    root: Path,
+    remote: str,
+    *,
+    seconds: float = SYNC_SECONDS,
+    sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
+) -> SyncResult:
     result = SyncResult(remote=remote)
-    for attempt in range(1, RETRIES + 2):
+    rng = rng or random.Random()
+    store = GitStore(root)
+    started = time.monotonic()
+    for attempt in range(1, MAX_ATTEMPTS + 1):
         result.attempts = attempt
-        _fetch_and_merge(root, remote, result)
-        if rev_parse(root, RECEIPTS_REF) is None:
+        began = time.monotonic()
+        theirs = _fetch_and_merge(root, store, remote, result)
+        ours = store.ref_target(RECEIPTS_REF)
+        if ours is None:
             return result  # nothing of ours to share yet
+        if ours == theirs:
+            result.in_sync = True
+            return result
         outcome = gitremote.push_ref(root, remote, RECEIPTS_REF, RECEIPTS_REF)
         if outcome.ok:
-            result.pushed = True
+            result.pushed = not outcome.up_to_date
+            result.in_sync = True
             return result
         if not outcome.rejected:
             raise GitError(f"push of receipts to {remote} failed: {outcome.message}")
+        # The wait grows with each loss and with what an attempt costs here (a slow remote or a
+        # busy machine keeps the race window open longer); random, so the losers spread out.
+        step = max(FIRST_WAIT, time.monotonic() - began)
+        wait = rng.uniform(0, min(MAX_WAIT, step * 2 ** (attempt - 1)))
+        if time.monotonic() - started + wait > seconds:
+            break
+        sleep(wait)
+        result.waited += wait
     raise HippoError(
-        f"the receipts on {remote} kept moving: push rejected {RETRIES + 1} times",
+        f"the receipts on {remote} kept moving: push lost {result.attempts} races"
+        f" in {time.monotonic() - started:.0f} s",
         hint="nothing was lost; run `git hippo sync` again",
     )
 
@@ -132,7 +187,9 @@ def sync_proposals(root: Path, remote: str, run: str) -> ProposalsSync:
 def sync(start: Path, remote: str | None = None, proposals: tuple[str, ...] = ()) -> SyncResult:
     root = discover(start).workdir
     name = _pick_remote(root, remote)
+    configured = configure_receipts(root)
     result = sync_receipts(root, name)
+    result.configured = configured
     for run in proposals:
         result.proposals.append(sync_proposals(root, name, run))
     return result

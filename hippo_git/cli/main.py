@@ -52,6 +52,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "xray": ("signals_cmds", "xray_cmd"),
     "card": ("signals_cmds", "card_cmd"),
     "lessons": ("signals_cmds", "lessons_group"),
+    "remember": ("memory_cmds", "remember_cmd"),
+    "recall": ("memory_cmds", "recall_cmd"),
+    "outcome": ("memory_cmds", "outcome_cmd"),
 }
 
 

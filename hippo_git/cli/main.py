@@ -55,6 +55,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "remember": ("memory_cmds", "remember_cmd"),
     "recall": ("memory_cmds", "recall_cmd"),
     "outcome": ("memory_cmds", "outcome_cmd"),
+    "forget": ("memory_cmds", "forget_cmd"),
+    "inspect": ("memory_cmds", "inspect_cmd"),
+    "conflicts": ("memory_cmds", "conflicts_cmd"),
+    "resolve": ("memory_cmds", "resolve_cmd"),
 }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say, table
+from hippo_git.cli.render import emit_json, json_option, say
 from hippo_git.config import load_config
 
 
@@ -125,8 +125,93 @@ def outcome_cmd(good: bool | None, ids: tuple[str, ...], as_json: bool) -> None:
     say(f"{'strengthened' if good else 'weakened'} {len(done)} memories")
 
 
-def _rows(items: list[dict[str, object]]) -> None:
-    table(
-        [(i["id"], i.get("tier", ""), i.get("store", ""), i.get("text", "")) for i in items],
-        ["id", "tier", "store", "text"],
-    )
+@click.command("forget")
+@click.argument("memory_id")
+@json_option
+def forget_cmd(memory_id: str, as_json: bool) -> None:
+    """Forget the memory MEMORY_ID (an id or a unique prefix): the file is removed and staged."""
+    from hippo_git.memories.manage import forget
+    from hippo_git.memories.service import here_and_home
+
+    cfg, home = here_and_home()
+    done = forget(cfg, home, memory_id)
+    if as_json:
+        emit_json(done.as_dict())
+        return
+    click.echo(done.id)
+    say(f"forgot {done.path}" + (" (staged; commit it)" if done.staged else ""))
+
+
+@click.command("inspect")
+@click.argument("memory_id")
+@json_option
+def inspect_cmd(memory_id: str, as_json: bool) -> None:
+    """Everything about one memory: text, git history, receipts, usage, conflicts."""
+    from hippo_git.memories.manage import inspect
+    from hippo_git.memories.service import here_and_home
+
+    cfg, home = here_and_home()
+    found = inspect(cfg, home, memory_id)
+    if as_json:
+        emit_json(found.as_dict())
+        return
+    m = found.memory
+    click.echo(f"{m.id}  [{m.confidence}]  {found.store}: {m.path}")
+    click.echo(f"created {m.created}  half-life {m.half_life:g} days  pinned {m.pinned}  source {m.source}")
+    if m.tags:
+        click.echo("tags: " + ", ".join(m.tags))
+    click.echo("")
+    click.echo(m.text)
+    click.echo("")
+    click.echo("usage: " + ", ".join(f"{k}={v}" for k, v in found.usage.items()))
+    for h in found.history:
+        click.echo(f"commit {h['commit'][:12]} {h['date'][:10]} {h['author']}: {h['subject']}")
+    for r in found.receipts:
+        click.echo(
+            f"receipt {r.get('kind')} {r.get('verdict')} by {(r.get('reviewer') or {}).get('persona')}"
+        )
+    for c in found.conflicts:
+        click.echo(f"conflict {c['id']} ({c['kind']}): {c['detail']}")
+
+
+@click.command("conflicts")
+@json_option
+def conflicts_cmd(as_json: bool) -> None:
+    """List memories that contradict each other (same subject, negation, changed value)."""
+    from hippo_git.memories.manage import list_conflicts
+    from hippo_git.memories.service import here_and_home
+
+    cfg, home = here_and_home()
+    found = list_conflicts(cfg, home)
+    if as_json:
+        emit_json([c.as_dict() for c in found])
+        return
+    if not found:
+        say("no conflicts")
+        return
+    for c in found:
+        click.echo(f"{c.id}  {c.kind}: {c.detail}")
+        for m in (c.a, c.b):
+            click.echo(f"  {m.id}  [{m.confidence}] {m.created[:10]}  {m.text}")
+
+
+@click.command("resolve")
+@click.argument("ident")
+@click.option("--keep", required=True, help="The memory id to keep.")
+@click.option("--forget", "forget_loser", is_flag=True, help="Also remove the other memory's file.")
+@json_option
+def resolve_cmd(ident: str, keep: str, forget_loser: bool, as_json: bool) -> None:
+    """Settle the conflict IDENT (its c-… id, or one memory's id) by keeping one memory.
+
+    The other's value is recorded as rejected, so no dream, capture or import brings it back.
+    """
+    from hippo_git.memories.manage import resolve
+    from hippo_git.memories.service import here_and_home
+
+    cfg, home = here_and_home()
+    done = resolve(cfg, home, ident, keep, forget_loser=forget_loser)
+    if as_json:
+        emit_json(done.as_dict())
+        return
+    click.echo(done.conflict)
+    say(f"kept {done.kept}, rejected {done.rejected}" + (" (forgotten)" if done.forgotten else ""))

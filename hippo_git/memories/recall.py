@@ -120,6 +120,14 @@ def stores_of(cfg: Config | None, home: Path) -> list[Store]:
     return stores
 
 
+def rejected_ids(store: Store) -> set[str]:
+    if not (store.root / store.prefix / "rejected.jsonl").exists():
+        return set()
+    from hippo_git.memories.remember import rejected_values
+
+    return {item.get("id", "") for item in rejected_values(store)}
+
+
 def candidates(
     stores: Iterable[Store], query: str, limit: int = CANDIDATES
 ) -> tuple[list[Candidate], list[tuple[str, float, str, str]]]:
@@ -128,8 +136,11 @@ def candidates(
     notes: list[tuple[str, float, str, str]] = []
     for store in stores:
         conn = open_index(store)
+        rejected = rejected_ids(store)
         try:
             for path, bm25, front, body, _ in search(conn, store, query, limit):
+                if path.rsplit("/", 1)[-1].removesuffix(".md") in rejected:
+                    continue  # kept as a file, but its value lost a conflict
                 data = json.loads(front)
                 mems.append(
                     (from_front(data if isinstance(data, dict) else {}, body, path), bm25, store.name, True)

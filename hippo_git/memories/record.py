@@ -35,6 +35,8 @@ MAX_TEXT_CHARS = 4000
 # Two memories whose word sets overlap this much say the same thing (Jaccard of word sets).
 NEAR_DUPLICATE = 0.8
 _WORD = re.compile(r"[^\W_]+")
+# Words that turn a statement around; "t" is what is left of "don't", "isn't", "can't".
+NEGATIONS = frozenset(["not", "never", "no", "don", "dont", "avoid", "stop", "without", "cannot", "t"])
 _ID = re.compile(r"^m-[0-9a-f]{10}$")
 _TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,39}$")
 
@@ -85,6 +87,15 @@ def similarity(a: str, b: str) -> float:
     if not wa or not wb:
         return 0.0
     return len(wa & wb) / len(wa | wb)
+
+
+def negated(text: str) -> bool:
+    return bool(words(text) & NEGATIONS)
+
+
+def negates(a: str, b: str) -> bool:
+    """One text holds a negation the other lacks."""
+    return negated(a) != negated(b)
 
 
 def memory_id(text: str) -> str:

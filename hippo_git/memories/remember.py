@@ -16,6 +16,7 @@ from hippo_git.files import write_text_atomic
 from hippo_git.memories.record import (
     NEAR_DUPLICATE,
     Memory,
+    negates,
     normalise,
     render,
     similarity,
@@ -87,6 +88,8 @@ def find_duplicate(conn: sqlite3.Connection, store: Store, memory: Memory) -> tu
         if normalise(body) == norm:
             return get_memory(conn, store, path.rsplit("/", 1)[-1][:-3]) or memory, 1.0
         score = similarity(body, memory.text)
+        if score >= NEAR_DUPLICATE and negates(body, memory.text):
+            continue  # "never X" beside "X" is a conflict, not a repeat
         if score >= NEAR_DUPLICATE and (best is None or score > best[1]):
             found = get_memory(conn, store, path.rsplit("/", 1)[-1][:-3])
             if found is not None:
@@ -152,9 +155,11 @@ def commit_paths(store: Store, paths: list[str], message: str) -> None:
     if not config_get(store.root, "user.email"):
         ident = ["-c", "user.name=hippo_git", "-c", "user.email=hippo@localhost"]
     run_git(["add", "-A", "--", *paths], cwd=store.root)
-    staged = run_git(["diff", "--cached", "--quiet", "--", *paths], cwd=store.root, check=False)
-    if staged.returncode != 0:
-        run_git([*ident, "commit", "-q", "-m", message, "--", *paths], cwd=store.root)
+    # A file staged but never committed and now removed is simply gone: nothing to commit for it.
+    staged = run_git(["diff", "--cached", "--name-only", "-z", "--", *paths], cwd=store.root).stdout
+    changed = [p for p in staged.split("\0") if p]
+    if changed:
+        run_git([*ident, "commit", "-q", "-m", message, "--", *changed], cwd=store.root)
 
 
 def list_all(store: Store) -> list[Memory]:

@@ -22,6 +22,11 @@ def here() -> Config | None:
         return None
 
 
+def here_and_home() -> tuple[Config | None, Path]:
+    cfg = here()
+    return cfg, (cfg.home if cfg is not None else hippo_home())
+
+
 def remember_text(
     cfg: Config | None,
     text: str,
@@ -46,7 +51,9 @@ def proposal_source(cfg: Config | None) -> ProposalSource | None:
     """Agents' memories still on a proposals branch, when the dream machinery is there to read them."""
     if cfg is None:
         return None
-    return None
+    from hippo_git.memories.pending import pending_source
+
+    return pending_source(cfg)
 
 
 def recall_here(

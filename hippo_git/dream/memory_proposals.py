@@ -1,0 +1,171 @@
+"""Memories from agents and imports: proposal commits, reviewed and receipted like a dream change.
+
+Each memory is one proposal commit (an `append` that creates `notes_dir/memories/<id>.md`) on
+the day's run `refs/heads/hippo/proposals/memories-<YYYYMMDD>`. The reviewer persona of the core
+pack judges it, with the memory's own words as its evidence, and the receipt is written as for
+any dream change; with `dream.apply = "fast-forward"` a confirmed memory lands on the target
+branch through `apply_run` (the same gate and compare-and-swap). Until then `recall` reads it
+from the proposals branch and marks it unreviewed. The built-in heuristic model cannot judge a
+memory (it checks quotes against transcript turns), so with it the memory stays unreviewed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from hippo_git.config import Config
+from hippo_git.dream.apply import apply_run
+from hippo_git.dream.evidence import TurnRef
+from hippo_git.dream.packs import Pass, find_pack
+from hippo_git.dream.proposals import ProposalBranch, ProposalCommit
+from hippo_git.dream.receipts import write_receipt
+from hippo_git.dream.records import Proposal
+from hippo_git.dream.review import note_before, review, reviewer_record
+from hippo_git.dream.runner import CommandModel, Model, is_heuristic, resolve_model_command
+from hippo_git.dream.validate import path_problems
+from hippo_git.errors import HippoError
+from hippo_git.git.objects import GitStore
+from hippo_git.memories.pending import MEMORY_PASS, MEMORY_RUN_PREFIX
+from hippo_git.memories.record import Memory, render
+from hippo_git.memories.remember import check_new
+from hippo_git.memories.store import open_index, workspace_store
+
+
+@dataclass(frozen=True)
+class ProposedMemory:
+    memory: Memory
+    status: str  # proposed | duplicate | near-duplicate | rejected | invalid
+    commit: str | None = None
+    run: str | None = None
+    verdict: str | None = None  # confirm | reject | None (not reviewed)
+    reason: str = ""
+    applied: bool = False
+    duplicate_of: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "id": self.memory.id,
+            "status": self.status,
+            "commit": self.commit,
+            "run": self.run,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "applied": self.applied,
+            "duplicate_of": self.duplicate_of,
+            "text": self.memory.text,
+        }
+
+
+def memory_run_id(now: datetime | None = None) -> str:
+    return MEMORY_RUN_PREFIX + (now or datetime.now(UTC)).strftime("%Y%m%d")
+
+
+def _reviewer_pass(cfg: Config) -> Pass:
+    """The pass whose persona reviews memories: the core pack's first, named as the memories pass."""
+    from dataclasses import replace
+
+    pack = find_pack(cfg.hippo_dir, "core")
+    first = pack.passes[0]
+    return replace(first, name=MEMORY_PASS.split("/", 1)[1])
+
+
+def default_model(cfg: Config, run_id: str) -> Model | None:
+    """The configured model command, or None when it is the built-in heuristic."""
+    argv, _ = resolve_model_command(cfg, os.environ.get("PATH"))
+    if is_heuristic(argv):
+        return None
+    return CommandModel(argv, cfg.home, run_id, dict(os.environ), float(cfg.dream.model_timeout_s))
+
+
+def _asker(model: Model) -> Callable[[str], str]:
+    def ask(prompt: str) -> str:
+        return model(prompt).stdout
+
+    return ask
+
+
+def propose_memories(
+    cfg: Config,
+    memories: Sequence[Memory],
+    *,
+    review_now: bool = True,
+    model: Model | None = None,
+    now: datetime | None = None,
+    dry_run: bool = False,
+) -> list[ProposedMemory]:
+    """Commit each new memory as a proposal; review it (when a model can) and apply confirmed ones."""
+    store = workspace_store(cfg)
+    conn = open_index(store)
+    out: list[ProposedMemory] = []
+    fresh: list[Memory] = []
+    seen: set[str] = set()
+    try:
+        for memory in memories:
+            refused = check_new(conn, store, memory)
+            if refused is not None:
+                out.append(ProposedMemory(memory, refused.status, duplicate_of=refused.duplicate_of))
+            elif memory.id in seen:
+                out.append(ProposedMemory(memory, "duplicate", duplicate_of=memory.id))
+            else:
+                seen.add(memory.id)
+                fresh.append(memory)
+    finally:
+        conn.close()
+    if dry_run or not fresh:
+        return out + [ProposedMemory(m, "proposed") for m in fresh]
+    git = GitStore(cfg.root)
+    tip = git.ref_target(f"refs/heads/{cfg.target_branch}")
+    if tip is None:
+        raise HippoError(f"the target branch {cfg.target_branch!r} has no commits", hint="commit once first")
+    run_id = memory_run_id(now)
+    branch = ProposalBranch(cfg.root, run_id, base=tip, store=git)
+    if review_now and model is None:
+        model = default_model(cfg, run_id)
+    reviewer = _reviewer_pass(cfg) if review_now and model is not None else None
+    committed: list[tuple[Memory, ProposalCommit, str | None, str]] = []
+    for memory in fresh:
+        rel = store.rel(memory.id)
+        problems = path_problems(rel, cfg.root, cfg.notes_dir)
+        if problems:
+            out.append(ProposedMemory(memory, "invalid", reason="; ".join(problems)))
+            continue
+        text = render(memory._replace(path=rel))
+        source = "".join(c if c.isalnum() or c in "-_." else "-" for c in memory.source) or "agent"
+        proposal = Proposal(
+            op="append",
+            path=rel,
+            new=text,
+            evidence=(f"memory-{source}#0",),
+            rationale=f"{memory.source} asked to remember this",
+            pass_name=MEMORY_PASS,
+        )
+        pc = branch.commit(proposal, new_content=text)
+        verdict: str | None = None
+        reason = ""
+        if reviewer is not None and model is not None:
+            turn = TurnRef(session=f"memory-{source}", seq=0, kind="prompt", text=memory.text)
+            verdict, reason = review(reviewer, proposal, note_before(git, pc), [turn], _asker(model))
+            write_receipt(
+                cfg.root, pc.receipt(verdict, reviewer_record(reviewer, model.argv), reason=reason), store=git
+            )
+        committed.append((memory, pc, verdict, reason))
+    landed: set[str] = set()
+    if cfg.dream.apply == "fast-forward" and any(v == "confirm" for _, _, v, _ in committed):
+        result = apply_run(cfg.root, cfg, run_id, store=git)
+        landed = {a.proposal for a in result.applied} | set(result.already)
+    for memory, pc, verdict, reason in committed:
+        out.append(
+            ProposedMemory(
+                memory,
+                "proposed",
+                commit=pc.commit,
+                run=run_id,
+                verdict=verdict,
+                reason=reason,
+                applied=pc.proposal_id in landed,
+            )
+        )
+    return out

@@ -28,8 +28,8 @@ from hippo_git.dream.runner import CommandModel, Model, is_heuristic, resolve_mo
 from hippo_git.dream.validate import path_problems
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore
-from hippo_git.memories.pending import MEMORY_PASS, MEMORY_RUN_PREFIX
-from hippo_git.memories.record import Memory, render
+from hippo_git.memories.pending import MEMORY_PASS, MEMORY_RUN_PREFIX, pending_memories
+from hippo_git.memories.record import NEAR_DUPLICATE, Memory, render, similarity
 from hippo_git.memories.remember import check_new
 from hippo_git.memories.store import open_index, workspace_store
 
@@ -102,11 +102,17 @@ def propose_memories(
     out: list[ProposedMemory] = []
     fresh: list[Memory] = []
     seen: set[str] = set()
+    waiting = [m for m, _ in pending_memories(cfg.root, store, cfg.target_branch)]
     try:
         for memory in memories:
             refused = check_new(conn, store, memory)
+            proposed = next((m for m in waiting if similarity(m.text, memory.text) >= NEAR_DUPLICATE), None)
             if refused is not None:
                 out.append(ProposedMemory(memory, refused.status, duplicate_of=refused.duplicate_of))
+            elif proposed is not None:
+                out.append(
+                    ProposedMemory(memory, "duplicate", duplicate_of=proposed.id, reason="already proposed")
+                )
             elif memory.id in seen:
                 out.append(ProposedMemory(memory, "duplicate", duplicate_of=memory.id))
             else:
@@ -169,3 +175,61 @@ def propose_memories(
             )
         )
     return out
+
+
+def propose_forget(
+    cfg: Config,
+    ident: str,
+    *,
+    review_now: bool = True,
+    model: Model | None = None,
+    now: datetime | None = None,
+) -> ProposedMemory:
+    """An agent's `forget`: a proposal that turns the memory into a tombstone (`forgotten: true`),
+    reviewed and applied like any other; recall skips tombstones."""
+    from hippo_git.memories.store import resolve_id
+
+    store = workspace_store(cfg)
+    conn = open_index(store)
+    try:
+        _, memory = resolve_id([(store, conn)], ident)
+    finally:
+        conn.close()
+    git = GitStore(cfg.root)
+    tip = git.ref_target(f"refs/heads/{cfg.target_branch}")
+    current = git.read_at(tip, memory.path) if tip else None
+    if current is None:
+        raise HippoError(
+            f"memory {memory.id} is not committed on {cfg.target_branch} yet",
+            hint="a person removes an uncommitted memory with `git hippo forget`",
+        )
+    old = current.decode("utf-8")
+    run_id = memory_run_id(now)
+    branch = ProposalBranch(cfg.root, run_id, base=tip, store=git)
+    new = render(memory._replace(kind="forgotten", text="(forgotten)"))
+    proposal = Proposal(
+        op="replace",
+        path=memory.path,
+        old=old,
+        new=new,
+        evidence=("memory-forget#0",),
+        rationale="an agent asked to forget this memory",
+        pass_name=MEMORY_PASS,
+    )
+    pc = branch.commit(proposal, new_content=new)
+    if review_now and model is None:
+        model = default_model(cfg, run_id)
+    verdict: str | None = None
+    reason = ""
+    if review_now and model is not None:
+        reviewer = _reviewer_pass(cfg)
+        turn = TurnRef(session="memory-forget", seq=0, kind="prompt", text=f"forget: {memory.text}")
+        verdict, reason = review(reviewer, proposal, note_before(git, pc), [turn], _asker(model))
+        write_receipt(
+            cfg.root, pc.receipt(verdict, reviewer_record(reviewer, model.argv), reason=reason), store=git
+        )
+    applied = False
+    if verdict == "confirm" and cfg.dream.apply == "fast-forward":
+        result = apply_run(cfg.root, cfg, run_id, store=git)
+        applied = pc.proposal_id in {a.proposal for a in result.applied} | set(result.already)
+    return ProposedMemory(memory, "forget proposed", pc.commit, run_id, verdict, reason, applied)

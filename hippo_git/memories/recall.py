@@ -142,6 +142,8 @@ def candidates(
                 if path.rsplit("/", 1)[-1].removesuffix(".md") in rejected:
                     continue  # kept as a file, but its value lost a conflict
                 data = json.loads(front)
+                if isinstance(data, dict) and data.get("forgotten"):
+                    continue
                 mems.append(
                     (from_front(data if isinstance(data, dict) else {}, body, path), bm25, store.name, True)
                 )

@@ -50,7 +50,7 @@ class Memory(NamedTuple):
     half_life: float = DEFAULT_HALF_LIFE_DAYS  # days; already doubled for errors
     pinned: bool = False
     source: str = "person"  # person | agent | import:<kind> | capture | learn | watch-cmd
-    kind: str = "note"  # note | error
+    kind: str = "note"  # note | error | forgotten (a tombstone an agent's forget left)
     path: str = ""  # repo-relative path of the file ("" before it is written)
 
     def as_dict(self) -> dict[str, Any]:
@@ -191,7 +191,9 @@ def render(memory: Memory) -> str:
         f"pinned: {'true' if memory.pinned else 'false'}",
         f"source: {_scalar(memory.source)}",
     ]
-    if memory.kind != "note":
+    if memory.kind == "forgotten":
+        lines.append("forgotten: true")
+    elif memory.kind != "note":
         lines.append(f"kind: {memory.kind}")
     lines.append("---")
     return "\n".join(lines) + "\n" + memory.text.rstrip("\n") + "\n"
@@ -226,7 +228,7 @@ def from_front(front: dict[str, Any], body: str, path: str) -> Memory:
         half_life=_as_float(front.get("half_life"), DEFAULT_HALF_LIFE_DAYS),
         pinned=_as_bool(front.get("pinned")),
         source=str(front.get("source") or "person"),
-        kind=str(front.get("kind") or "note"),
+        kind="forgotten" if front.get("forgotten") else str(front.get("kind") or "note"),
         path=path,
     )
 

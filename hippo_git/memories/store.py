@@ -86,7 +86,7 @@ def _in_folder(prefix: str) -> tuple[str, str]:
 def all_memories(conn: sqlite3.Connection, store: Store) -> list[Memory]:
     low, high = _in_folder(store.prefix)
     rows = conn.execute(f"{_BODY_SQL} WHERE n.path >= ? AND n.path < ? ORDER BY n.path", (low, high))
-    return [_memory(r) for r in rows]
+    return [m for m in map(_memory, rows) if m.kind != "forgotten"]
 
 
 def get_memory(conn: sqlite3.Connection, store: Store, memory_id: str) -> Memory | None:
@@ -98,7 +98,7 @@ def find_by_prefix(conn: sqlite3.Connection, store: Store, prefix: str) -> list[
     """Memories whose id starts with `prefix` (a full id, or enough of one to be unique)."""
     low = store.prefix + prefix
     rows = conn.execute(f"{_BODY_SQL} WHERE n.path >= ? AND n.path < ?", (low, low + "\U0010ffff"))
-    return [_memory(r) for r in rows if r[0].endswith(".md")]
+    return [m for m in (_memory(r) for r in rows if r[0].endswith(".md")) if m.kind != "forgotten"]
 
 
 def search(

@@ -59,6 +59,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": ("memory_cmds", "inspect_cmd"),
     "conflicts": ("memory_cmds", "conflicts_cmd"),
     "resolve": ("memory_cmds", "resolve_cmd"),
+    "capture": ("memory_cmds", "capture_cmd"),
+    "learn": ("memory_cmds", "learn_cmd"),
+    "watch-cmd": ("memory_cmds", "watch_cmd"),
 }
 
 

@@ -215,3 +215,86 @@ def resolve_cmd(ident: str, keep: str, forget_loser: bool, as_json: bool) -> Non
         return
     click.echo(done.conflict)
     say(f"kept {done.kept}, rejected {done.rejected}" + (" (forgotten)" if done.forgotten else ""))
+
+
+def _report(results: list[object], as_json: bool, dry_run: bool) -> None:
+    from hippo_git.memories.remember import Remembered
+
+    items = [r for r in results if isinstance(r, Remembered)]
+    if as_json:
+        emit_json([r.as_dict() for r in items])
+        return
+    for r in items:
+        click.echo(f"{r.memory.id}  {r.status:14} {' '.join(r.memory.text.split())[:100]}")
+    written = sum(1 for r in items if r.status in ("written", "would write"))
+    say(f"{written} new memories{' (dry run: nothing written)' if dry_run else ' (staged; commit them)'}")
+
+
+@click.command("capture")
+@click.option("--stdin", "from_stdin", is_flag=True, help="Read the conversation text from stdin.")
+@click.option(
+    "--file", "file", type=click.Path(dir_okay=False, path_type=str), help="Read it from this file."
+)
+@click.option("--dry-run", is_flag=True, help="List what would be remembered; write nothing.")
+@json_option
+def capture_cmd(from_stdin: bool, file: str | None, dry_run: bool, as_json: bool) -> None:
+    """Remember the decisions, rules, errors and preferences stated in raw conversation text.
+
+    Found by patterns, with no model; repeats and rejected values are skipped.
+    """
+    import sys
+
+    from hippo_git.errors import HippoError, UsageError
+    from hippo_git.memories.service import capture_here
+
+    if from_stdin == bool(file):
+        raise UsageError("give exactly one of --stdin or --file F")
+    if file:
+        try:
+            text = open(file, encoding="utf-8", errors="replace").read()  # noqa: SIM115
+        except OSError as exc:
+            raise HippoError(f"cannot read {file}: {exc.strerror}") from None
+    else:
+        text = sys.stdin.read()
+    _report(list(capture_here(load_config(), text, dry_run=dry_run)), as_json, dry_run)
+
+
+@click.command("learn")
+@click.option(
+    "--git", "from_git", is_flag=True, required=True, help="Learn from fix, revert and bug commits."
+)
+@click.option(
+    "--days", type=click.IntRange(min=1), default=30, show_default=True, help="How far back to look."
+)
+@click.option(
+    "--repo",
+    "repos",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=str),
+    help="Another repository to read (repeatable; default: this one).",
+)
+@click.option("--dry-run", is_flag=True, help="List what would be remembered; write nothing.")
+@json_option
+def learn_cmd(from_git: bool, days: int, repos: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
+    """Remember the lessons of recent fix, revert and bug commits (subject, body, files)."""
+    from pathlib import Path
+
+    from hippo_git.memories.service import learn_here
+
+    found = learn_here(load_config(), [Path(r).resolve() for r in repos], days, dry_run=dry_run)
+    _report(list(found), as_json, dry_run)
+
+
+@click.command("watch-cmd", context_settings={"ignore_unknown_options": True})
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@json_option
+def watch_cmd(argv: tuple[str, ...], as_json: bool) -> None:
+    """Run a command (after --); when it fails, remember the failure and exit with its status."""
+    from hippo_git.memories.service import watch_here
+
+    status, kept = watch_here(load_config(), list(argv), to_stderr=as_json)
+    if as_json:
+        emit_json({"status": status, "memory": kept.as_dict() if kept else None})
+    elif kept is not None:
+        say(f"remembered the failure as {kept.memory.id} ({kept.status})")
+    click.get_current_context().exit(status)

@@ -8,6 +8,7 @@ from pathlib import Path
 from hippo_git.config import Config, hippo_home, load_config
 from hippo_git.errors import HippoError, NotARepoError
 from hippo_git.memories import usage as usage_db
+from hippo_git.memories.harvest import Found
 from hippo_git.memories.recall import ProposalSource, Recalled, recall, stores_of
 from hippo_git.memories.record import make_memory
 from hippo_git.memories.remember import Remembered, remember
@@ -115,3 +116,68 @@ def resolve_here(cfg: Config | None, home: Path, prefix: str) -> tuple[str, str]
 
 
 __all__ = ["global_store", "here", "outcome_here", "recall_here", "remember_text", "resolve_here"]
+
+
+def keep_found(
+    cfg: Config, found: list[Found], *, source: str, dry_run: bool = False, extra_tags: tuple[str, ...] = ()
+) -> list[Remembered]:
+    """Each found item as a person's memory in the workspace (staged), unless it repeats a kept
+    or rejected one; `dry_run` only reports what would be written."""
+    from hippo_git.memories.remember import check_new
+
+    store = workspace_store(cfg)
+    out: list[Remembered] = []
+    seen: set[str] = set()
+    for item in found:
+        memory = make_memory(
+            item.text,
+            tags=(item.kind, *extra_tags),
+            confidence="inferred" if item.kind != "failure" else "observed",
+            error=item.kind in ("error", "failure", "lesson"),
+            source=source,
+        )
+        if memory.id in seen:
+            continue
+        seen.add(memory.id)
+        if dry_run:
+            conn = open_index(store)
+            try:
+                refused = check_new(conn, store, memory)
+            finally:
+                conn.close()
+            out.append(refused or Remembered(memory, "would write", store.name, store.rel(memory.id)))
+        else:
+            out.append(remember(store, memory))
+    return out
+
+
+def capture_here(cfg: Config, text: str, *, dry_run: bool = False) -> list[Remembered]:
+    """`capture`: decisions, rules, errors and preferences in raw conversation text."""
+    from hippo_git.memories.harvest import find_in_text
+
+    return keep_found(cfg, find_in_text(text), source="capture", dry_run=dry_run)
+
+
+def learn_here(cfg: Config, repos: list[Path], days: int, *, dry_run: bool = False) -> list[Remembered]:
+    """`learn --git`: lessons from the fix, revert and bug commits of the last `days` days."""
+    from hippo_git.memories.harvest import lessons_from_git
+
+    found: list[Found] = []
+    for repo in repos or [cfg.root]:
+        if not (repo / ".git").exists():
+            raise HippoError(
+                f"not a git repository: {repo}", hint="give --repo the top folder of a repository"
+            )
+        found += lessons_from_git(repo, days)
+    return keep_found(cfg, found, source="learn:git", dry_run=dry_run, extra_tags=("git",))
+
+
+def watch_here(cfg: Config, argv: list[str], *, to_stderr: bool = False) -> tuple[int, Remembered | None]:
+    """`watch-cmd`: run the command; when it fails, remember the failure. (exit status, memory)."""
+    from hippo_git.memories.harvest import failure_text, run_watched
+
+    run = run_watched(argv, Path.cwd(), to_stderr=to_stderr)
+    if run.status == 0:
+        return 0, None
+    [kept] = keep_found(cfg, [Found("failure", failure_text(run), argv[0])], source="watch-cmd")
+    return run.status, kept

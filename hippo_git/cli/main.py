@@ -62,6 +62,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "capture": ("memory_cmds", "capture_cmd"),
     "learn": ("memory_cmds", "learn_cmd"),
     "watch-cmd": ("memory_cmds", "watch_cmd"),
+    "import": ("memory_cmds", "import_cmd"),
 }
 
 

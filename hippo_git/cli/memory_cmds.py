@@ -298,3 +298,29 @@ def watch_cmd(argv: tuple[str, ...], as_json: bool) -> None:
     elif kept is not None:
         say(f"remembered the failure as {kept.memory.id} ({kept.status})")
     click.get_current_context().exit(status)
+
+
+@click.command("import")
+@click.argument("source", type=click.Path(path_type=str))
+@click.option("--tag", "tags", multiple=True, help="A tag for every imported memory (repeatable).")
+@click.option("--dry-run", is_flag=True, help="List what would be proposed; write nothing.")
+@json_option
+def import_cmd(source: str, tags: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
+    """Import memories from SOURCE as proposals (reviewed like an agent's).
+
+    Understands a ChatGPT memory export (JSON or text), CLAUDE.md and AGENTS.md (without
+    hippo's own block), .cursorrules and .cursor/rules/*.mdc, any Markdown (headings become
+    tags) and any text file. Duplicates are skipped; a malformed file writes nothing.
+    """
+    from pathlib import Path
+
+    from hippo_git.dream.memory_proposals import import_memories
+
+    kind, done = import_memories(load_config(), Path(source), tags=tags, dry_run=dry_run)
+    if as_json:
+        emit_json({"source": source, "kind": kind, "memories": [d.as_dict() for d in done]})
+        return
+    for d in done:
+        click.echo(f"{d.memory.id}  {d.status:14} {' '.join(d.memory.text.split())[:100]}")
+    new = sum(1 for d in done if d.status == "proposed")
+    say(f"{kind}: {new} memories proposed" + (" (dry run: nothing written)" if dry_run else ""))

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from hippo_git.config import Config
 from hippo_git.dream.apply import apply_run
@@ -233,3 +234,30 @@ def propose_forget(
         result = apply_run(cfg.root, cfg, run_id, store=git)
         applied = pc.proposal_id in {a.proposal for a in result.applied} | set(result.already)
     return ProposedMemory(memory, "forget proposed", pc.commit, run_id, verdict, reason, applied)
+
+
+def import_memories(
+    cfg: Config, source: Path, *, tags: Sequence[str] = (), dry_run: bool = False, review_now: bool = True
+) -> tuple[str, list[ProposedMemory]]:
+    """`git hippo import SOURCE`: every item of the file as a proposed memory (duplicates skipped).
+    The whole file is read and checked first: a malformed one raises and nothing is written."""
+    from hippo_git.memories.imports import read_source
+    from hippo_git.memories.record import check_tags, make_memory
+
+    kind, items = read_source(source)
+    if not items:
+        raise HippoError(
+            f"{source}: nothing to import", hint="the file holds no bullet, line or paragraph of text"
+        )
+    extra = check_tags(list(tags))
+    memories = [
+        make_memory(
+            item.text,
+            tags=[t for t in (*item.tags, *extra) if t][:8],
+            confidence="inferred",
+            source=f"import:{kind}",
+            now=datetime.now(UTC),
+        )
+        for item in items
+    ]
+    return kind, propose_memories(cfg, memories, dry_run=dry_run, review_now=review_now)

@@ -124,11 +124,22 @@ FORMATS = click.Choice(["markdown", "json", "claude-hook"])
     show_default=True,
     help="claude-hook: Claude Code's SessionStart JSON (budget capped below its 10,000-character limit).",
 )
-def context_cmd(task: str | None, budget: int | None, fmt: str) -> None:
-    """Print the context block an agent gets at session start."""
+@click.option(
+    "--framing",
+    type=click.Choice(["observe", "suggest", "assert"]),
+    default="observe",
+    show_default=True,
+    help='How memories are worded: "Previously observed (date): …", "Consider: …", or stated.',
+)
+def context_cmd(task: str | None, budget: int | None, fmt: str, framing: str) -> None:
+    """Print the context block an agent gets at session start (with the memories relevant to --task)."""
+    from hippo_git.memories.framing import context_extra
     from hippo_git.notes.context import build_context
 
-    block = build_context(load_config(), task, budget, for_claude_hook=fmt == "claude-hook")
+    cfg = load_config()
+    block = build_context(
+        cfg, task, budget, for_claude_hook=fmt == "claude-hook", extra=context_extra(cfg, framing)
+    )
     if fmt == "json":
         emit_json(block.as_dict())
     elif fmt == "claude-hook":

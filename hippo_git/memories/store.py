@@ -108,11 +108,110 @@ COVERAGE_FLOOR = 0.35
 _TERM = re.compile(r"\w+")
 
 
-def _stems(text: str) -> set[str]:
-    """Words of `text` that are not stopwords, cut to five letters (a cheap stand-in for stemming)."""
-    from hippo_git.index.search import STOPWORDS
+# The stopwords of `search` over turns (index/search.py), which is not imported here: the
+# agent-hook path (context, prompt) must not load the index's search module.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "after",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "before",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "just",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "out",
+        "she",
+        "so",
+        "some",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "too",
+        "up",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
 
+
+def stems(text: str) -> set[str]:
+    """Words of `text` that are not stopwords, cut to five letters (a cheap stand-in for stemming)."""
     return {w[:5] for w in _TERM.findall(text.lower()) if w not in STOPWORDS}
+
+
+def any_word_query(query: str) -> str:
+    """The FTS5 expression matching any meaningful word of `query` (each token quoted, so
+    punctuation and FTS5 operators in it are just text)."""
+    tokens = [t for t in query.split() if _TERM.search(t)]
+    meaningful = [t for t in tokens if t.lower().strip("\"'?.,!;:()") not in STOPWORDS] or tokens
+    unique: dict[str, str] = {}
+    for token in meaningful:
+        unique.setdefault(token.lower(), token)
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique.values())
 
 
 def search(
@@ -121,10 +220,8 @@ def search(
     """(path, score > 0, front JSON, body, title) of the memories (or, `memories=False`, the
     other notes) matching any word of the query, best first: BM25 weighted by the share of the
     query's words the item holds."""
-    from hippo_git.index.search import word_queries
-
-    queries = word_queries(query)  # the same words `search` over turns looks for
-    if not queries:
+    match = any_word_query(query)  # the words `search` over turns looks for
+    if not match:
         return []
     low, high = _in_folder(store.prefix)
     where = "n.path >= ? AND n.path < ?" if memories else "(n.path < ? OR n.path >= ?)"
@@ -136,13 +233,13 @@ def search(
         f" WHERE {where} ORDER BY r.rank LIMIT ?) w ORDER BY w.rank"
     )
     try:
-        rows = conn.execute(sql, (queries[-1], low, high, limit)).fetchall()
+        rows = conn.execute(sql, (match, low, high, limit)).fetchall()
     except sqlite3.OperationalError:
         return []
-    wanted = _stems(query)
+    wanted = stems(query)
     scored = []
     for path, rank, front, body, title in rows:
-        coverage = len(wanted & _stems(f"{title} {body}")) / len(wanted) if wanted else 1.0
+        coverage = len(wanted & stems(f"{title} {body}")) / len(wanted) if wanted else 1.0
         weight = COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * coverage
         scored.append((path, max(-rank, 1e-9) * weight, front, body, title))
     scored.sort(key=lambda r: -r[1])

@@ -30,8 +30,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             bad INTEGER NOT NULL DEFAULT 0,
             factor REAL NOT NULL DEFAULT 1.0
         );
-        CREATE TABLE last_recall(id TEXT PRIMARY KEY, at TEXT NOT NULL);
-        CREATE TABLE seen(session TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(session, id))
+        CREATE TABLE last_recall(id TEXT PRIMARY KEY, at TEXT NOT NULL)
         """,
     ),
 )
@@ -130,11 +129,3 @@ def record_outcome(conn: sqlite3.Connection, ids: list[str], good: bool) -> None
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-
-
-def mark_seen(conn: sqlite3.Connection, session: str, ids: list[str]) -> None:
-    conn.executemany("INSERT OR IGNORE INTO seen(session, id) VALUES (?, ?)", [(session, i) for i in ids])
-
-
-def seen_in(conn: sqlite3.Connection, session: str) -> set[str]:
-    return {row[0] for row in conn.execute("SELECT id FROM seen WHERE session = ?", (session,))}

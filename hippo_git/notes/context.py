@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -38,12 +39,13 @@ _SECTION_ORDER = {
     "missing": 3,
     "session": 4,
     "relevant": 5,
-    "lint": 6,
+    "memory": 6,
+    "lint": 7,
 }
 
 
 class Part(NamedTuple):
-    kind: str  # header | entry | required | missing | session | relevant | lint
+    kind: str  # header | entry | required | missing | session | relevant | memory | lint
     label: str  # a note's repo-relative path, or the part's name
     text: str
     required: bool
@@ -196,11 +198,14 @@ def _lint_part(counts: dict[str, int]) -> Part:
 def render(parts: list[Part], left_out: list[Part], budget: int, short_footer: bool = False) -> str:
     ordered = sorted(parts, key=lambda p: _SECTION_ORDER[p.kind])
     chunks: list[str] = []
-    relevant_started = False
+    relevant_started = memories_started = False
     for part in ordered:
         if part.kind == "relevant" and not relevant_started:
             chunks.append("## Notes relevant to the task\n")
             relevant_started = True
+        if part.kind == "memory" and not memories_started:
+            chunks.append("## Memories relevant to the task\n")
+            memories_started = True
         chunks.append(part.text)
     if left_out:
         if short_footer:
@@ -256,12 +261,18 @@ def _links_of(text: str | None) -> list[str]:
 
 
 def build_context(
-    cfg: Config, task: str | None = None, budget: int | None = None, *, for_claude_hook: bool = False
+    cfg: Config,
+    task: str | None = None,
+    budget: int | None = None,
+    *,
+    for_claude_hook: bool = False,
+    extra: Callable[[str | None], list[Part]] | None = None,
 ) -> ContextBlock:
     """The context block for an agent starting work on `task` in this workspace.
 
     `budget` defaults to `[context] budget_bytes`; `for_claude_hook` caps it at
-    CLAUDE_HOOK_MAX_BYTES so Claude Code takes the block inline.
+    CLAUDE_HOOK_MAX_BYTES so Claude Code takes the block inline. `extra(task)` gives more
+    optional parts (the memories, from a package above this one), ranked before relevant notes.
     """
     budget = cfg.context.budget_bytes if budget is None else budget
     if budget <= 0:
@@ -314,6 +325,7 @@ def build_context(
     optional = [
         _session_part(head.branch, head.detached, records[:RECENT_SESSIONS]),
         _lint_part(counts),
+        *(extra(task) if extra is not None else []),
         *relevant,
     ]
     parts, left, text = fit(required, optional, budget)
@@ -372,7 +384,10 @@ def _relevant_parts(
         limit=RELEVANT_LIMIT,
     )
     parts: list[Part] = []
+    memories = f"{cfg.notes_dir}/memories/"  # memory notes come framed, as memory parts
     for item in ranked:
+        if item.path.startswith(memories):
+            continue
         try:
             text = (cfg.root / item.path).read_bytes().decode("utf-8", errors="replace")
         except OSError:

@@ -63,6 +63,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "learn": ("memory_cmds", "learn_cmd"),
     "watch-cmd": ("memory_cmds", "watch_cmd"),
     "import": ("memory_cmds", "import_cmd"),
+    "sleep": ("memory_cmds", "sleep_cmd"),
 }
 
 

@@ -324,3 +324,28 @@ def import_cmd(source: str, tags: tuple[str, ...], dry_run: bool, as_json: bool)
         click.echo(f"{d.memory.id}  {d.status:14} {' '.join(d.memory.text.split())[:100]}")
     new = sum(1 for d in done if d.status == "proposed")
     say(f"{kind}: {new} memories proposed" + (" (dry run: nothing written)" if dry_run else ""))
+
+
+@click.command("sleep")
+@click.option("--dry-run", is_flag=True, help="Show what would be proposed; write nothing.")
+@json_option
+def sleep_cmd(dry_run: bool, as_json: bool) -> None:
+    """Tidy the memories through reviewed proposals: merge 3+ near-duplicates into one, and
+    propose removing decayed, unpinned memories nobody recalled. Nothing is deleted silently."""
+    from hippo_git.dream.memory_sleep import sleep
+
+    plan, done = sleep(load_config(), dry_run=dry_run)
+    if as_json:
+        emit_json({**plan.as_dict(), "proposals": [d.as_dict() for d in done]})
+        return
+    for keeper, others, _ in plan.merges:
+        click.echo(f"merge {', '.join(o.id for o in others)} into {keeper.id}")
+    for m in plan.retire:
+        click.echo(f"retire {m.id}  {' '.join(m.text.split())[:80]}")
+    for d in done:
+        state = d.verdict or "unreviewed"
+        click.echo(f"  {d.memory.id}: {d.status} ({state}{', applied' if d.applied else ''})")
+    if not plan.merges and not plan.retire:
+        say("nothing to tidy")
+    elif dry_run:
+        say("dry run: nothing proposed")

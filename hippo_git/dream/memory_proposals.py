@@ -20,7 +20,7 @@ from pathlib import Path
 from hippo_git.config import Config
 from hippo_git.dream.apply import apply_run
 from hippo_git.dream.evidence import TurnRef
-from hippo_git.dream.packs import Pass, find_pack
+from hippo_git.dream.packs import Pass
 from hippo_git.dream.proposals import ProposalBranch, ProposalCommit
 from hippo_git.dream.receipts import write_receipt
 from hippo_git.dream.records import Proposal
@@ -65,12 +65,21 @@ def memory_run_id(now: datetime | None = None) -> str:
 
 
 def _reviewer_pass(cfg: Config) -> Pass:
-    """The pass whose persona reviews memories: the core pack's first, named as the memories pass."""
-    from dataclasses import replace
+    """The shipped core pack's `memories` pass (run from code, not listed among the dreaming
+    passes): its persona reviews every memory proposal, whatever packs the workspace installed."""
+    from hippo_git.dream.packs import PassSpec, _read_toml, _shipped_persona, shipped_root
 
-    pack = find_pack(cfg.hippo_dir, "core")
-    first = pack.passes[0]
-    return replace(first, name=MEMORY_PASS.split("/", 1)[1])
+    root = shipped_root() / "core"
+    spec = PassSpec.model_validate(_read_toml(root / "passes" / "memories.toml"))
+    return Pass(
+        pack="core",
+        name="memories",
+        spec=spec,
+        prompt=(root / "prompts" / spec.prompt).read_text(encoding="utf-8"),
+        template=None,
+        persona_name=f"core/{spec.persona.removesuffix('.md')}",
+        persona=_shipped_persona("core", spec.persona),
+    )
 
 
 def default_model(cfg: Config, run_id: str) -> Model | None:
@@ -178,6 +187,64 @@ def propose_memories(
     return out
 
 
+def tombstone(memory: Memory) -> str:
+    return render(memory._replace(kind="forgotten", text="(forgotten)"))
+
+
+def propose_changes(
+    cfg: Config,
+    changes: Sequence[tuple[Memory, str, str]],
+    *,
+    review_now: bool = True,
+    model: Model | None = None,
+    now: datetime | None = None,
+) -> list[ProposedMemory]:
+    """Each (memory, its new text, why) as a `replace` proposal of the committed memory file,
+    reviewed (when a model can) and applied when confirmed. Memories not committed on the target
+    branch yet are refused: a person changes those in the work tree."""
+    git = GitStore(cfg.root)
+    tip = git.ref_target(f"refs/heads/{cfg.target_branch}")
+    run_id = memory_run_id(now)
+    branch = ProposalBranch(cfg.root, run_id, base=tip, store=git) if tip else None
+    if review_now and model is None:
+        model = default_model(cfg, run_id)
+    reviewer = _reviewer_pass(cfg) if review_now and model is not None else None
+    out: list[ProposedMemory] = []
+    committed: list[tuple[Memory, ProposalCommit, str | None, str]] = []
+    for memory, new, why in changes:
+        current = git.read_at(branch.head, memory.path) if branch is not None else None
+        if branch is None or current is None:
+            out.append(ProposedMemory(memory, "invalid", reason=f"not committed on {cfg.target_branch}"))
+            continue
+        proposal = Proposal(
+            op="replace",
+            path=memory.path,
+            old=current.decode("utf-8"),
+            new=new,
+            evidence=("memory-sleep#0",) if why.startswith("sleep") else ("memory-forget#0",),
+            rationale=why,
+            pass_name=MEMORY_PASS,
+        )
+        pc = branch.commit(proposal, new_content=new)
+        verdict: str | None = None
+        reason = ""
+        if reviewer is not None and model is not None:
+            turn = TurnRef(session="memory-change", seq=0, kind="prompt", text=f"{why}: {memory.text}")
+            verdict, reason = review(reviewer, proposal, note_before(git, pc), [turn], _asker(model))
+            receipt = pc.receipt(verdict, reviewer_record(reviewer, model.argv), reason=reason)
+            write_receipt(cfg.root, receipt, store=git)
+        committed.append((memory, pc, verdict, reason))
+    landed: set[str] = set()
+    if cfg.dream.apply == "fast-forward" and any(v == "confirm" for _, _, v, _ in committed):
+        result = apply_run(cfg.root, cfg, run_id, store=git)
+        landed = {a.proposal for a in result.applied} | set(result.already)
+    out += [
+        ProposedMemory(m, "proposed", pc.commit, run_id, v, r, pc.proposal_id in landed)
+        for m, pc, v, r in committed
+    ]
+    return out
+
+
 def propose_forget(
     cfg: Config,
     ident: str,
@@ -196,44 +263,19 @@ def propose_forget(
         _, memory = resolve_id([(store, conn)], ident)
     finally:
         conn.close()
-    git = GitStore(cfg.root)
-    tip = git.ref_target(f"refs/heads/{cfg.target_branch}")
-    current = git.read_at(tip, memory.path) if tip else None
-    if current is None:
+    [done] = propose_changes(
+        cfg,
+        [(memory, tombstone(memory), "an agent asked to forget this memory")],
+        review_now=review_now,
+        model=model,
+        now=now,
+    )
+    if done.status == "invalid":
         raise HippoError(
-            f"memory {memory.id} is not committed on {cfg.target_branch} yet",
+            f"memory {memory.id} is {done.reason} yet",
             hint="a person removes an uncommitted memory with `git hippo forget`",
         )
-    old = current.decode("utf-8")
-    run_id = memory_run_id(now)
-    branch = ProposalBranch(cfg.root, run_id, base=tip, store=git)
-    new = render(memory._replace(kind="forgotten", text="(forgotten)"))
-    proposal = Proposal(
-        op="replace",
-        path=memory.path,
-        old=old,
-        new=new,
-        evidence=("memory-forget#0",),
-        rationale="an agent asked to forget this memory",
-        pass_name=MEMORY_PASS,
-    )
-    pc = branch.commit(proposal, new_content=new)
-    if review_now and model is None:
-        model = default_model(cfg, run_id)
-    verdict: str | None = None
-    reason = ""
-    if review_now and model is not None:
-        reviewer = _reviewer_pass(cfg)
-        turn = TurnRef(session="memory-forget", seq=0, kind="prompt", text=f"forget: {memory.text}")
-        verdict, reason = review(reviewer, proposal, note_before(git, pc), [turn], _asker(model))
-        write_receipt(
-            cfg.root, pc.receipt(verdict, reviewer_record(reviewer, model.argv), reason=reason), store=git
-        )
-    applied = False
-    if verdict == "confirm" and cfg.dream.apply == "fast-forward":
-        result = apply_run(cfg.root, cfg, run_id, store=git)
-        applied = pc.proposal_id in {a.proposal for a in result.applied} | set(result.already)
-    return ProposedMemory(memory, "forget proposed", pc.commit, run_id, verdict, reason, applied)
+    return done
 
 
 def import_memories(

@@ -94,3 +94,11 @@ def test_inspect_shows_text_history_usage_conflicts(repo: Path, hippo) -> None: 
     assert found["conflicts"][0]["kind"] == "changed value"
     text = hippo(["inspect", a.id], cwd=repo).stdout
     assert "CI runs on ubuntu 22.04" in text and "conflict c-" in text
+
+
+def test_lint_does_not_call_memories_orphans(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]
+    remember_text(load_config(repo), "Memories stand alone without links")
+    (repo / "notes" / "lonely.md").write_text("# Lonely\n\nNo links here.\n")
+    out = hippo(["notes", "lint", "--json"], cwd=repo).stdout
+    orphans = [i["path"] for i in json.loads(out)["issues"] if i["kind"] == "orphan"]
+    assert orphans == ["notes/lonely.md"]

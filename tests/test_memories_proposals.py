@@ -111,3 +111,13 @@ def test_agent_forget_is_a_reviewed_proposal(repo: Path) -> None:
     assert (done.verdict, done.applied) == ("confirm", True)
     assert "forgotten: true" in (repo / kept.path).read_text()
     assert recall_here("staging bucket uploads", cfg=cfg) == []
+
+
+def test_inspect_an_unreviewed_memory(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]
+    cfg = load_config(repo)
+    memory = make_memory("Staging deploys need the VPN", source="agent:mcp")
+    propose_memories(cfg, [memory], review_now=False, now=NOW)
+    found = json.loads(hippo(["inspect", memory.id[:6], "--json"], cwd=repo).stdout)
+    assert found["store"] == "proposals"
+    assert found["memory"]["text"] == "Staging deploys need the VPN"
+    assert found["history"][0]["subject"] == f"hippo: append notes/memories/{memory.id}.md (core/memories)"

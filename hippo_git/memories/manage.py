@@ -109,15 +109,38 @@ def _history(store: Store, rel: str) -> tuple[list[dict[str, str]], list[dict[st
     return history, receipts
 
 
+def _pending(cfg: Config | None, ident: str) -> Memory | None:
+    """A memory still on a proposals branch whose id starts with `ident`, or None."""
+    if cfg is None:
+        return None
+    from hippo_git.memories.pending import pending_memories
+    from hippo_git.memories.store import workspace_store
+
+    prefix = ident.strip() if ident.strip().startswith("m-") else "m-" + ident.strip()
+    found = [m for m, _ in pending_memories(cfg.root, workspace_store(cfg), cfg.target_branch)]
+    matching = [m for m in found if m.id.startswith(prefix)]
+    return matching[0] if len(matching) == 1 else None
+
+
 def inspect(cfg: Config | None, home: Path, ident: str) -> Inspection:
     conns = _open_all(cfg, home)
     try:
-        store, memory = resolve_id(conns, ident)
-        conn = dict((s.name, c) for s, c in conns)[store.name]
-        found = [c.as_dict() for c in conflicts_of(conn, store, memory.id)]
+        try:
+            store, memory = resolve_id(conns, ident)
+        except HippoError:
+            waiting = _pending(cfg, ident)
+            if waiting is None or cfg is None:
+                raise
+            store, memory = conns[0][0], waiting
+            found: list[dict[str, object]] = []
+        else:
+            conn = dict((s.name, c) for s, c in conns)[store.name]
+            found = [c.as_dict() for c in conflicts_of(conn, store, memory.id)]
     finally:
         _close(conns)
     history, receipts = _history(store, memory.path)
+    if not (store.root / memory.path).exists() and store.name == "workspace":
+        store = store._replace(name="proposals")
     uconn = usage_db.connect(home)
     try:
         use = usage_db.get_usage(uconn, [memory.id]).get(memory.id, usage_db.Usage())

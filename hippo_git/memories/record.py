@@ -19,7 +19,6 @@ two branches) lands on the same file instead of two.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -99,6 +98,8 @@ def negates(a: str, b: str) -> bool:
 
 
 def memory_id(text: str) -> str:
+    import hashlib  # not on the recall path
+
     return "m-" + hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:10]
 
 

@@ -1,18 +1,24 @@
-"""One typed function per memory command: what the CLI and the MCP server call."""
+"""One typed function per memory command: what the CLI and the MCP server call.
+
+`recall` runs cold in a fresh process every time, so what only writing needs (redaction, atomic
+files, hashing, the capture patterns) is imported inside the functions that write.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hippo_git.config import Config, hippo_home, load_config
 from hippo_git.errors import HippoError, NotARepoError
 from hippo_git.memories import usage as usage_db
-from hippo_git.memories.harvest import Found
 from hippo_git.memories.recall import ProposalSource, Recalled, recall, stores_of
-from hippo_git.memories.record import make_memory
-from hippo_git.memories.remember import Remembered, remember
 from hippo_git.memories.store import global_store, open_index, resolve_id, workspace_store
+
+if TYPE_CHECKING:
+    from hippo_git.memories.harvest import Found
+    from hippo_git.memories.remember import Remembered
 
 
 def here() -> Config | None:
@@ -41,6 +47,9 @@ def remember_text(
     now: datetime | None = None,
 ) -> Remembered:
     """A person's memory: into the workspace (`cfg`) staged, or the personal store (`cfg=None`)."""
+    from hippo_git.memories.record import make_memory
+    from hippo_git.memories.remember import remember
+
     memory = make_memory(
         text, tags=tags, confidence=confidence, error=error, pinned=pin, source=source, now=now
     )
@@ -115,15 +124,13 @@ def resolve_here(cfg: Config | None, home: Path, prefix: str) -> tuple[str, str]
             conn.close()
 
 
-__all__ = ["global_store", "here", "outcome_here", "recall_here", "remember_text", "resolve_here"]
-
-
 def keep_found(
     cfg: Config, found: list[Found], *, source: str, dry_run: bool = False, extra_tags: tuple[str, ...] = ()
 ) -> list[Remembered]:
     """Each found item as a person's memory in the workspace (staged), unless it repeats a kept
     or rejected one; `dry_run` only reports what would be written."""
-    from hippo_git.memories.remember import check_new
+    from hippo_git.memories.record import make_memory
+    from hippo_git.memories.remember import Remembered, check_new, remember
 
     store = workspace_store(cfg)
     out: list[Remembered] = []
@@ -174,7 +181,7 @@ def learn_here(cfg: Config, repos: list[Path], days: int, *, dry_run: bool = Fal
 
 def watch_here(cfg: Config, argv: list[str], *, to_stderr: bool = False) -> tuple[int, Remembered | None]:
     """`watch-cmd`: run the command; when it fails, remember the failure. (exit status, memory)."""
-    from hippo_git.memories.harvest import failure_text, run_watched
+    from hippo_git.memories.harvest import Found, failure_text, run_watched
 
     run = run_watched(argv, Path.cwd(), to_stderr=to_stderr)
     if run.status == 0:

@@ -174,3 +174,17 @@ def test_memory_note_round_trips() -> None:
     )
     with pytest.raises(HippoError, match="not a usable tag"):
         make_memory("x y z", tags=["bad tag!"])
+
+
+def test_a_remembered_note_passes_the_pre_commit_check(repo: Path) -> None:
+    import subprocess
+
+    from tests.conftest import run_cli
+
+    assert run_cli(["init"], cwd=repo).returncode == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "hippo init")
+    memory_id = run_cli(["remember", "Database migrations run with make migrate"], cwd=repo).stdout.strip()
+    proc = subprocess.run(["git", "commit", "-m", "remember"], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert git(repo, "show", "--name-only", "--format=", "HEAD") == f"notes/memories/{memory_id}.md"

@@ -102,3 +102,18 @@ def test_lint_does_not_call_memories_orphans(repo: Path, hippo) -> None:  # type
     out = hippo(["notes", "lint", "--json"], cwd=repo).stdout
     orphans = [i["path"] for i in json.loads(out)["issues"] if i["kind"] == "orphan"]
     assert orphans == ["notes/lonely.md"]
+
+
+def test_a_memory_contradicting_a_note_is_listed_and_settled_for_the_note(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]
+    cfg = load_config(repo)
+    (repo / "notes").mkdir()
+    (repo / "notes" / "ci.md").write_text("# CI\n\n- The CI runners use python 3.12 for every job.\n")
+    m = remember_text(cfg, "The CI runners use python 3.11 for every job").memory
+    [found] = json.loads(hippo(["conflicts", "--json"], cwd=repo).stdout)
+    assert [x["id"] for x in found["memories"]] == [m.id, "notes/ci.md"]
+    assert found["kind"] == "changed value"
+    refused = hippo(["resolve", found["id"], "--keep", m.id], cwd=repo)
+    assert refused.exit_code == 1 and "notes/ci.md is a note, not a memory" in refused.output
+    assert hippo(["resolve", found["id"], "--keep", "notes/ci.md", "--forget"], cwd=repo).exit_code == 0
+    assert not (repo / m.path).exists()
+    assert remember_text(cfg, "The CI runners use python 3.11 for every job").status == "rejected"

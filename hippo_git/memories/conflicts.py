@@ -23,6 +23,7 @@ from hippo_git.memories.store import Store, all_memories, get_memory, search
 
 SAME_SUBJECT = 0.5  # Jaccard of the words other than negations and values
 CANDIDATES = 10
+NOTE_CANDIDATES = 5
 _VALUE = re.compile(r"\d|[./:=@]")
 _STOP = frozenset(
     [
@@ -132,7 +133,44 @@ def find_conflicts(conn: sqlite3.Connection, store: Store) -> list[Conflict]:
             if hit is None:
                 continue
             found[cid] = Conflict(cid, older, newer, hit[0], hit[1])
+        for conflict in _note_conflicts(conn, store, memory):
+            found.setdefault(conflict.id, conflict)
     return sorted(found.values(), key=lambda c: (c.a.created, c.id))
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+_MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s+")
+
+
+def note_sentences(body: str) -> list[str]:
+    """The statements of a note: its lines and sentences outside code, without list markers."""
+    out: list[str] = []
+    fenced = False
+    for line in body.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for sentence in _SENTENCE.split(_MARKUP.sub("", line)):
+            if len(sentence.strip()) >= 8:
+                out.append(sentence.strip())
+    return out
+
+
+def _note_conflicts(conn: sqlite3.Connection, store: Store, memory: Memory) -> list[Conflict]:
+    """A note statement the memory contradicts (the note is `b`; its id is the note's path)."""
+    out: list[Conflict] = []
+    for path, _, _, body, _ in search(conn, store, memory.text, NOTE_CANDIDATES, memories=False):
+        for sentence in note_sentences(body):
+            if not (words(memory.text) & words(sentence)):
+                continue
+            hit = contradiction(memory.text, sentence)
+            if hit is not None:
+                note = Memory(id=path, text=sentence, path=path, source="note")
+                out.append(Conflict(conflict_id(memory.id, path), memory, note, hit[0], hit[1]))
+                break
+    return out
 
 
 def conflicts_of(conn: sqlite3.Connection, store: Store, memory_id: str) -> list[Conflict]:

@@ -178,6 +178,11 @@ def resolve(
             f"no conflict {ident!r} with a memory {keep!r} in it", hint="`git hippo conflicts` lists them"
         )
     store, c, kept, loser = chosen
+    if loser.source == "note":
+        raise HippoError(
+            f"{loser.path} is a note, not a memory: keeping {kept.id} over it means changing the note",
+            hint=f"edit {loser.path} and commit it, or keep the note: --keep {loser.path}",
+        )
     record_rejected(store, loser, kept)
     paths = [str(rejected_path(store).relative_to(store.root))]
     if forget_loser:

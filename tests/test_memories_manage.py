@@ -117,3 +117,26 @@ def test_a_memory_contradicting_a_note_is_listed_and_settled_for_the_note(repo: 
     assert hippo(["resolve", found["id"], "--keep", "notes/ci.md", "--forget"], cwd=repo).exit_code == 0
     assert not (repo / m.path).exists()
     assert remember_text(cfg, "The CI runners use python 3.11 for every job").status == "rejected"
+
+
+def test_a_dream_cannot_bring_back_a_rejected_value(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]
+    from hippo_git.dream.evidence import NoteText, PassInput, TurnRef
+    from hippo_git.dream.records import Proposal
+    from hippo_git.dream.validate import check
+
+    cfg = load_config(repo)
+    old = remember_text(cfg, "The API server listens on port 8080").memory
+    new = remember_text(cfg, "The API server listens on port 9090").memory
+    assert hippo(["resolve", old.id, "--keep", new.id, "--forget"], cwd=repo).exit_code == 0
+    (repo / "notes" / "api.md").write_text("# API\n")
+    shown = PassInput(
+        notes=(NoteText("notes/api.md", "# API\n", "0" * 40),),
+        turns=(TurnRef("s1", 1, "prompt", "the api server listens on port 8080"),),
+    )
+    proposal = Proposal(
+        op="append", path="notes/api.md", new="- The API server listens on port 8080.\n", evidence=("s1#1",)
+    )
+    reasons = check(proposal, shown, root=repo, notes_dir="notes")
+    assert any("a resolved conflict rejected" in r for r in reasons)
+    fine = proposal.model_copy(update={"new": "- The API server listens on port 9090.\n"})
+    assert check(fine, shown, root=repo, notes_dir="notes") == []

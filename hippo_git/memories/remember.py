@@ -77,6 +77,22 @@ def was_rejected(store: Store, text: str) -> dict[str, str] | None:
     return None
 
 
+def rejected_in(root: Path, notes_dir: str, text: str) -> str | None:
+    """The rejected value (of a resolved conflict in this workspace) that `text` holds, or None:
+    how a dream's proposal is kept from bringing one back."""
+    path = root / notes_dir / "memories" / REJECTED_FILE
+    if not path.exists():
+        return None
+    store = Store("workspace", root, notes_dir, root)
+    norm = normalise(text)
+    lines = [normalise(line) for line in text.splitlines() if line.strip()]
+    for item in rejected_values(store):
+        value = normalise(item["text"])
+        if value and (value in norm or any(similarity(value, line) >= NEAR_DUPLICATE for line in lines)):
+            return item["text"]
+    return None
+
+
 def find_duplicate(conn: sqlite3.Connection, store: Store, memory: Memory) -> tuple[Memory, float] | None:
     """The kept memory that says the same as `memory` (exactly, or nearly), or None."""
     same = get_memory(conn, store, memory.id)

@@ -121,3 +121,12 @@ def test_inspect_an_unreviewed_memory(repo: Path, hippo) -> None:  # type: ignor
     assert found["store"] == "proposals"
     assert found["memory"]["text"] == "Staging deploys need the VPN"
     assert found["history"][0]["subject"] == f"hippo: append notes/memories/{memory.id}.md (core/memories)"
+
+
+def test_outcome_names_an_unreviewed_memory(repo: Path) -> None:
+    from hippo_git.memories.service import outcome_here
+
+    cfg = load_config(repo)
+    memory = make_memory("The release bot needs a fresh token monthly", source="agent:mcp")
+    propose_memories(cfg, [memory], review_now=False, now=NOW)
+    assert outcome_here([memory.id[:5]], good=True, cfg=cfg) == [memory.id]

@@ -109,7 +109,7 @@ def _history(store: Store, rel: str) -> tuple[list[dict[str, str]], list[dict[st
     return history, receipts
 
 
-def _pending(cfg: Config | None, ident: str) -> Memory | None:
+def pending_memory(cfg: Config | None, ident: str) -> Memory | None:
     """A memory still on a proposals branch whose id starts with `ident`, or None."""
     if cfg is None:
         return None
@@ -128,7 +128,7 @@ def inspect(cfg: Config | None, home: Path, ident: str) -> Inspection:
         try:
             store, memory = resolve_id(conns, ident)
         except HippoError:
-            waiting = _pending(cfg, ident)
+            waiting = pending_memory(cfg, ident)
             if waiting is None or cfg is None:
                 raise
             store, memory = conns[0][0], waiting

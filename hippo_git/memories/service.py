@@ -117,7 +117,15 @@ def resolve_here(cfg: Config | None, home: Path, prefix: str) -> tuple[str, str]
     try:
         for store in stores_of(cfg, home):
             conns.append((store, open_index(store)))
-        store, memory = resolve_id([(s, c) for s, c in conns], prefix)
+        try:
+            store, memory = resolve_id([(s, c) for s, c in conns], prefix)
+        except HippoError:
+            from hippo_git.memories.manage import pending_memory
+
+            waiting = pending_memory(cfg, prefix)
+            if waiting is None:
+                raise
+            return "proposals", waiting.id
         return store.name, memory.id
     finally:
         for _, conn in conns:

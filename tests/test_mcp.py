@@ -24,7 +24,18 @@ title: Storage
 
 The index is one SQLite file in WAL mode; checkpoints run after each ingest.
 """
-TOOLS = {"search", "note_get", "notes_search", "context", "sessions", "handoff"}
+TOOLS = {
+    "search",
+    "note_get",
+    "notes_search",
+    "context",
+    "sessions",
+    "handoff",
+    "remember",
+    "recall",
+    "outcome",
+    "forget",
+}
 
 
 @pytest.fixture

@@ -217,12 +217,17 @@ def _session_start(
 
 def _build(cfg: Config, harness: str, context: Any, deadline: float) -> Any:
     """The context block; for Claude Code within its 10,000-character hook cap when it can be."""
+    from hippo_git.memories.framing import context_extra
+
+    extra = context_extra(cfg)
     if harness == "claude-code" and cfg.context.budget_bytes > context.CLAUDE_HOOK_MAX_BYTES:
         try:
-            return context.build_context(cfg, budget=context.CLAUDE_HOOK_MAX_BYTES, deadline=deadline)
+            return context.build_context(
+                cfg, budget=context.CLAUDE_HOOK_MAX_BYTES, deadline=deadline, extra=extra
+            )
         except HippoError:
             pass  # the required notes alone are bigger: Claude moves long text to a file, still usable
-    return context.build_context(cfg, deadline=deadline)
+    return context.build_context(cfg, deadline=deadline, extra=extra)
 
 
 def spawn_notes_index(home: Path, root: Path) -> None:
@@ -285,14 +290,26 @@ def _prompt(
         state.save()
         return "", "prompt recorded"
     notes = _new_notes(cfg, clean, state.given)
-    if not notes:
+    memory_ids, memory_text = _new_memories(cfg, clean, state.given)
+    if not notes and not memory_ids:
         state.save()
         return "", "prompt recorded; no new notes"
-    state.given += [path for path, _ in notes]
+    state.given += [path for path, _ in notes] + memory_ids
     state.save()
-    text = "Notes from this repository's hippo_git memory that match this prompt (not shown earlier in the session):\n\n"
-    text += "\n".join(block for _, block in notes)
-    return _context_json(harness, hook, text), f"prompt recorded; {len(notes)} notes added"
+    text = ""
+    if notes:
+        text = "Notes from this repository's hippo_git memory that match this prompt (not shown earlier in the session):\n\n"
+        text += "\n".join(block for _, block in notes)
+    if memory_ids:
+        text += ("\n" if text else "") + memory_text
+    added = f"{len(notes)} notes" + (f", {len(memory_ids)} memories" if memory_ids else "")
+    return _context_json(harness, hook, text), f"prompt recorded; {added} added"
+
+
+def _new_memories(cfg: Config, prompt: str, given: list[str]) -> tuple[list[str], str]:
+    from hippo_git.memories.framing import prompt_memories
+
+    return prompt_memories(cfg, prompt, given)
 
 
 def _maybe_capture(cfg: Config, kind: str, state: agent_state.SessionState) -> bool:

@@ -198,6 +198,13 @@ def build_server(start: Path) -> Any:
         server.add_tool(
             guarded(getattr(tools, name)), name=name, description=description, structured_output=False
         )
+    from hippo_git.agents.mcp_memories import DESCRIPTIONS, MemoryTools
+
+    memory_tools = MemoryTools(start)
+    for name, description in DESCRIPTIONS.items():
+        server.add_tool(
+            guarded(getattr(memory_tools, name)), name=name, description=description, structured_output=False
+        )
     return server
 
 

@@ -57,6 +57,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons": ("signals_cmds", "lessons_group"),
     "watch": ("capture_cmds", "watch_group"),
     "schedule": ("capture_cmds", "schedule_group"),
+    "remember": ("memory_cmds", "remember_cmd"),
+    "recall": ("memory_cmds", "recall_cmd"),
+    "outcome": ("memory_cmds", "outcome_cmd"),
+    "forget": ("memory_cmds", "forget_cmd"),
+    "inspect": ("memory_cmds", "inspect_cmd"),
+    "conflicts": ("memory_cmds", "conflicts_cmd"),
+    "resolve": ("memory_cmds", "resolve_cmd"),
+    "capture": ("memory_cmds", "capture_cmd"),
+    "learn": ("memory_cmds", "learn_cmd"),
+    "watch-cmd": ("memory_cmds", "watch_cmd"),
+    "import": ("memory_cmds", "import_cmd"),
+    "sleep": ("memory_cmds", "sleep_cmd"),
 }
 
 

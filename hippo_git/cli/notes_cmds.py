@@ -125,14 +125,23 @@ FORMATS = click.Choice(["markdown", "json", "claude-hook"])
 @json_option
 # The older spelling, kept working for scripts: --format markdown|json|claude-hook.
 @click.option("--format", "fmt", type=FORMATS, default=None, hidden=True)
+@click.option(
+    "--framing",
+    type=click.Choice(["observe", "suggest", "assert"]),
+    default="observe",
+    show_default=True,
+    help='How memories are worded: "Previously observed (date): …", "Consider: …", or stated.',
+)
 def context_cmd(
-    task: str | None, budget: int | None, claude_hook: bool, as_json: bool, fmt: str | None
+    task: str | None, budget: int | None, claude_hook: bool, as_json: bool, fmt: str | None, framing: str
 ) -> None:
-    """Print the context block an agent gets at session start."""
+    """Print the context block an agent gets at session start (with the memories relevant to --task)."""
+    from hippo_git.memories.framing import context_extra
     from hippo_git.notes.context import build_context
 
     claude_hook = claude_hook or fmt == "claude-hook"
-    block = build_context(load_config(), task, budget, for_claude_hook=claude_hook)
+    cfg = load_config()
+    block = build_context(cfg, task, budget, for_claude_hook=claude_hook, extra=context_extra(cfg, framing))
     if as_json or fmt == "json":
         emit_json(block.as_dict())
     elif claude_hook:

@@ -157,4 +157,11 @@ def check(
     back = brings_back(proposal.new, shown.reverted.get(proposal.path, ()))
     if back is not None:
         reasons.append(f"the new text brings back text a human reverted: {_norm(back)[:80]!r}")
+    from hippo_git.memories.remember import rejected_in
+
+    rejected = rejected_in(root, notes_dir, proposal.new)
+    if rejected is not None:
+        reasons.append(
+            f"the new text brings back a value a resolved conflict rejected: {_norm(rejected)[:80]!r}"
+        )
     return reasons

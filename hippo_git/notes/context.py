@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -38,12 +39,13 @@ _SECTION_ORDER = {
     "missing": 3,
     "session": 4,
     "relevant": 5,
-    "lint": 6,
+    "memory": 6,
+    "lint": 7,
 }
 
 
 class Part(NamedTuple):
-    kind: str  # header | entry | required | missing | session | relevant | lint
+    kind: str  # header | entry | required | missing | session | relevant | memory | lint
     label: str  # a note's repo-relative path, or the part's name
     text: str
     required: bool
@@ -198,11 +200,14 @@ def _lint_part(counts: dict[str, int]) -> Part:
 def render(parts: list[Part], left_out: list[Part], budget: int, short_footer: bool = False) -> str:
     ordered = sorted(parts, key=lambda p: _SECTION_ORDER[p.kind])
     chunks: list[str] = []
-    relevant_started = False
+    relevant_started = memories_started = False
     for part in ordered:
         if part.kind == "relevant" and not relevant_started:
             chunks.append("## Notes relevant to the task\n")
             relevant_started = True
+        if part.kind == "memory" and not memories_started:
+            chunks.append("## Memories relevant to the task\n")
+            memories_started = True
         chunks.append(part.text)
     if left_out:
         if short_footer:
@@ -264,6 +269,7 @@ def build_context(
     *,
     for_claude_hook: bool = False,
     deadline: float | None = None,
+    extra: Callable[[str | None], list[Part]] | None = None,
 ) -> ContextBlock:
     """The context block for an agent starting work on `task` in this workspace.
 
@@ -271,6 +277,8 @@ def build_context(
     CLAUDE_HOOK_MAX_BYTES so Claude Code takes the block inline. `deadline` (a `time.monotonic()`
     instant) bounds the notes-index refresh: past it, the entry and required notes still come
     (read directly), relevant notes only from what is indexed so far (`index_complete` False).
+    `extra(task)` gives more optional parts (the memories, from a package above this one), ranked
+    before relevant notes.
     """
     budget = cfg.context.budget_bytes if budget is None else budget
     if budget <= 0:
@@ -325,6 +333,7 @@ def build_context(
     optional = [
         _session_part(head.branch, head.detached, records[:RECENT_SESSIONS]),
         *([_lint_part(counts)] if counts else []),
+        *(extra(task) if extra is not None else []),
         *relevant,
     ]
     parts, left, text = fit(required, optional, budget)
@@ -387,7 +396,10 @@ def _relevant_parts(
         limit=RELEVANT_LIMIT,
     )
     parts: list[Part] = []
+    memories = f"{cfg.notes_dir}/memories/"  # memory notes come framed, as memory parts
     for item in ranked:
+        if item.path.startswith(memories):
+            continue
         try:
             text = (cfg.root / item.path).read_bytes().decode("utf-8", errors="replace")
         except OSError:

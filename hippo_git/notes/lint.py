@@ -86,8 +86,10 @@ def lint_notes_list(notes: list[Note], cfg: Config, resolver: Resolver | None = 
                 )
             )
     entry = f"{cfg.notes_dir}/{cfg.context.entry}"
+    memories = f"{cfg.notes_dir}/memories/"  # memories are single statements: unlinked by nature
     for path in graph.orphans(exempt=(entry,)):
-        report.issues.append(LintIssue("orphan", path, "no links in or out"))
+        if not path.startswith(memories):
+            report.issues.append(LintIssue("orphan", path, "no links in or out"))
     by_title: dict[str, list[str]] = {}
     for note in notes:
         by_title.setdefault(normalise(note.title), []).append(note.path)

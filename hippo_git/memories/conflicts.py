@@ -1,0 +1,221 @@
+"""Memories that contradict each other, and settling one: the loser's value is rejected for good.
+
+Two memories conflict when they are about the same subject (most of their words shared) and
+either one negates what the other says ("use X" / "never use X"), or a value changed between
+them ("port 8080" / "port 9090"). Found without a model, by words; `resolve` keeps one, records
+the other's text in `memories/rejected.jsonl` (shared through git) so neither a dream nor a
+capture nor an import brings it back, and commits that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from hippo_git.errors import HippoError
+from hippo_git.files import write_text_atomic
+from hippo_git.memories.record import NEGATIONS, Memory, negated, normalise, now_iso, words
+from hippo_git.memories.remember import rejected_path, rejected_values
+from hippo_git.memories.store import Store, all_memories, get_memory, search
+
+SAME_SUBJECT = 0.5  # Jaccard of the words other than negations and values
+CANDIDATES = 10
+NOTE_CANDIDATES = 5
+_VALUE = re.compile(r"\d|[./:=@]")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "are",
+        "be",
+        "to",
+        "of",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "with",
+        "it",
+        "this",
+        "that",
+        "we",
+        "use",
+        "uses",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    id: str
+    a: Memory
+    b: Memory
+    kind: str  # negation | changed value
+    detail: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "detail": self.detail,
+            "memories": [
+                {"id": m.id, "text": m.text, "created": m.created, "confidence": m.confidence, "path": m.path}
+                for m in (self.a, self.b)
+            ],
+        }
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[\w.:/=@'-]+", text.lower())
+
+
+def contradiction(a: str, b: str) -> tuple[str, str] | None:
+    """(kind, detail) when texts `a` and `b` contradict each other, else None."""
+    if normalise(a) == normalise(b):
+        return None
+    ta, tb = set(_tokens(a)), set(_tokens(b))
+    neg_a, neg_b = negated(a), negated(b)
+    core_a = {t.strip(".:") for t in ta - NEGATIONS if t not in _STOP}
+    core_b = {t.strip(".:") for t in tb - NEGATIONS if t not in _STOP}
+    if not core_a or not core_b:
+        return None
+    if neg_a != neg_b:
+        overlap = len(core_a & core_b) / len(core_a | core_b)
+        if overlap >= SAME_SUBJECT:
+            said = (a if neg_a else b).strip()
+            return "negation", f"one says the opposite: {said[:80]!r}"
+        return None
+    only_a, only_b = core_a - core_b, core_b - core_a
+    shared = core_a & core_b
+    if not only_a or not only_b or len(shared) < 2:
+        return None
+    if len(only_a) > 2 or len(only_b) > 2:
+        return None
+    if len(shared) / len(core_a | core_b) < SAME_SUBJECT and not (
+        any(_VALUE.search(t) for t in only_a) and any(_VALUE.search(t) for t in only_b)
+    ):
+        return None
+    return "changed value", f"{', '.join(sorted(only_a))} → {', '.join(sorted(only_b))}"
+
+
+def conflict_id(a: str, b: str) -> str:
+    first, second = sorted((a, b))
+    return "c-" + hashlib.sha256(f"{first}\n{second}".encode()).hexdigest()[:8]
+
+
+def find_conflicts(conn: sqlite3.Connection, store: Store) -> list[Conflict]:
+    """Every pair of kept memories that contradict each other (each pair once, oldest first)."""
+    found: dict[str, Conflict] = {}
+    settled = {item.get("id") for item in rejected_values(store)}
+    for memory in all_memories(conn, store):
+        if memory.id in settled:
+            continue
+        for path, _, _, body, _ in search(conn, store, memory.text, CANDIDATES):
+            other_id = path.rsplit("/", 1)[-1].removesuffix(".md")
+            if other_id == memory.id or other_id in settled:
+                continue
+            if not (words(memory.text) & words(body)):
+                continue
+            cid = conflict_id(memory.id, other_id)
+            if cid in found:
+                continue
+            other = get_memory(conn, store, other_id)
+            if other is None:
+                continue
+            older, newer = sorted((memory, other), key=lambda m: (m.created, m.id))
+            hit = contradiction(older.text, newer.text)
+            if hit is None:
+                continue
+            found[cid] = Conflict(cid, older, newer, hit[0], hit[1])
+        for conflict in _note_conflicts(conn, store, memory):
+            found.setdefault(conflict.id, conflict)
+    return sorted(found.values(), key=lambda c: (c.a.created, c.id))
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+_MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s+")
+
+
+def note_sentences(body: str) -> list[str]:
+    """The statements of a note: its lines and sentences outside code, without list markers."""
+    out: list[str] = []
+    fenced = False
+    for line in body.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for sentence in _SENTENCE.split(_MARKUP.sub("", line)):
+            if len(sentence.strip()) >= 8:
+                out.append(sentence.strip())
+    return out
+
+
+def _note_conflicts(conn: sqlite3.Connection, store: Store, memory: Memory) -> list[Conflict]:
+    """A note statement the memory contradicts (the note is `b`; its id is the note's path)."""
+    out: list[Conflict] = []
+    for path, _, _, body, _ in search(conn, store, memory.text, NOTE_CANDIDATES, memories=False):
+        for sentence in note_sentences(body):
+            if not (words(memory.text) & words(sentence)):
+                continue
+            hit = contradiction(memory.text, sentence)
+            if hit is not None:
+                note = Memory(id=path, text=sentence, path=path, source="note")
+                out.append(Conflict(conflict_id(memory.id, path), memory, note, hit[0], hit[1]))
+                break
+    return out
+
+
+def conflicts_of(conn: sqlite3.Connection, store: Store, memory_id: str) -> list[Conflict]:
+    return [c for c in find_conflicts(conn, store) if memory_id in (c.a.id, c.b.id)]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    conflict: str
+    kept: str
+    rejected: str
+    forgotten: bool
+    commit: str | None
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def pick(conflicts: list[Conflict], ident: str, keep: str) -> tuple[Conflict, Memory, Memory]:
+    """(conflict, kept, loser) named by a conflict id or one of its memories' ids, and `keep`."""
+    ident, keep = ident.strip(), keep.strip()
+    matching = [c for c in conflicts if c.id.startswith(ident) or ident in (c.a.id, c.b.id)]
+    matching = [
+        c for c in matching if keep in (c.a.id, c.b.id) or any(m.id.startswith(keep) for m in (c.a, c.b))
+    ]
+    if not matching:
+        raise HippoError(
+            f"no conflict {ident!r} with a memory {keep!r} in it", hint="`git hippo conflicts` lists them"
+        )
+    if len(matching) > 1:
+        raise HippoError(f"{ident!r} names {len(matching)} conflicts", hint="give the conflict id (c-…)")
+    c = matching[0]
+    kept, loser = (c.a, c.b) if c.a.id.startswith(keep) else (c.b, c.a)
+    return c, kept, loser
+
+
+def record_rejected(store: Store, loser: Memory, kept: Memory, now: str | None = None) -> None:
+    """Append the loser's value to the shared list of rejected values (once)."""
+    if any(item.get("id") == loser.id for item in rejected_values(store)):
+        return
+    path = rejected_path(store)
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    line = json.dumps(
+        {"id": loser.id, "text": loser.text, "kept": kept.id, "date": now or now_iso()}, ensure_ascii=False
+    )
+    write_text_atomic(
+        path, existing + ("" if not existing or existing.endswith("\n") else "\n") + line + "\n"
+    )

@@ -1,0 +1,77 @@
+"""Memories waiting on a proposals branch: recallable at once, marked unreviewed, until applied.
+
+Agents' and imports' memories are proposal commits (made by `dream.memory_proposals`) on
+`refs/heads/hippo/proposals/memories-<day>`. This module only reads them: the memory files those
+branches add that the work tree does not hold yet, leaving out any a review rejected.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hippo_git.config import Config
+from hippo_git.memories.recall import Candidate, ProposalSource
+from hippo_git.memories.record import Memory, parse_memory, similarity, words
+from hippo_git.memories.store import Store, workspace_store
+
+MEMORY_PASS = "core/memories"
+MEMORY_RUN_PREFIX = "memories-"
+PROPOSALS_PREFIX = "refs/heads/hippo/proposals/"
+RECEIPTS_REF = "refs/notes/hippo/receipts"
+
+
+def _rejected(note_text: str | None) -> bool:
+    for line in (note_text or "").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and item.get("kind") == "review" and item.get("verdict") == "reject":
+            return True
+    return False
+
+
+def pending_memories(root: Path, store: Store, target_branch: str) -> list[tuple[Memory, str]]:
+    """(memory, commit) of each memory proposed but not yet in the work tree nor rejected."""
+    from hippo_git.git.refscan import has_refs
+
+    if not has_refs(root, PROPOSALS_PREFIX + MEMORY_RUN_PREFIX):
+        return []
+    from hippo_git.git.objects import GitStore
+
+    git = GitStore(root)
+    target = git.ref_target(f"refs/heads/{target_branch}")
+    found: dict[str, tuple[Memory, str]] = {}
+    for _, tip in git.refs(PROPOSALS_PREFIX + MEMORY_RUN_PREFIX):
+        base = git.merge_base(tip, target) if target else None
+        for info in git.first_parents(tip, stop=base):
+            if len(info.parents) != 1:
+                break
+            for path in git.changed_paths(info.sha):
+                if not path.startswith(store.prefix) or not path.endswith(".md") or path in found:
+                    continue
+                if (root / path).exists() or _rejected(git.note_text(RECEIPTS_REF, info.sha)):
+                    continue
+                data = git.read_at(info.sha, path)
+                if data is not None:
+                    found[path] = (parse_memory(data.decode("utf-8", "replace"), path), info.sha)
+    return list(found.values())
+
+
+def pending_source(cfg: Config) -> ProposalSource:
+    """A recall source over the pending memories, scored by shared words (few, no index needed)."""
+    store = workspace_store(cfg)
+
+    def source(query: str, limit: int) -> list[Candidate]:
+        wanted = words(query)
+        out: list[Candidate] = []
+        for memory, _ in pending_memories(cfg.root, store, cfg.target_branch):
+            shared = len(wanted & words(memory.text + " " + " ".join(memory.tags)))
+            if shared:
+                # On the BM25 scale of the index roughly: a few points per shared word.
+                out.append((memory, 2.0 * shared + similarity(query, memory.text), "proposals", False))
+        out.sort(key=lambda c: -c[1])
+        return out[:limit]
+
+    return source

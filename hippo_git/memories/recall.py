@@ -1,0 +1,269 @@
+"""`recall`: memories and notes ranked by relevance × strength × recency × confidence.
+
+- relevance: BM25 of the query over the notes index (memories and notes in one FTS table), as a
+  fraction of the best hit;
+- strength: 0.5 ** (days since last use / half-life), where the half-life is the memory's own
+  (7 days, doubled for errors) times a per-person factor that each recall and good outcome
+  raises and each bad outcome lowers; pinned memories do not decay;
+- recency: a mild preference for newer memories;
+- confidence: verified > observed > inferred; an agent's memory not yet reviewed counts less.
+
+A memory not recalled for `STALE_DAYS` shows as stale. Usage is per person (`usage.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hippo_git.config import Config
+from hippo_git.memories import usage as usage_db
+from hippo_git.memories.record import Memory, from_front, now_iso, parse_time
+from hippo_git.memories.store import Store, global_store, open_index, search, workspace_store
+
+STALE_DAYS = 30
+STRENGTH_FLOOR = 0.1  # a decayed memory still shows when nothing else matches
+RECENCY_DAYS = 90.0
+TIER_WEIGHT = {"verified": 1.0, "observed": 0.9, "inferred": 0.7}
+UNREVIEWED_WEIGHT = 0.8
+NOTE_WEIGHT = 0.9
+CANDIDATES = 200
+NOTE_CANDIDATES = 30
+DEFAULT_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class Recalled:
+    kind: str  # memory | note
+    id: str  # memory id, or the note's path
+    path: str
+    store: str  # workspace | global | proposals
+    text: str
+    title: str
+    tier: str  # verified | observed | inferred | stale | note
+    confidence: str
+    created: str
+    tags: tuple[str, ...]
+    reviewed: bool
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+    usage: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> int:
+        return len(self.text) // 4 + 8
+
+    def as_dict(self, why: bool = False) -> dict[str, object]:
+        out: dict[str, object] = {
+            "kind": self.kind,
+            "id": self.id,
+            "path": self.path,
+            "store": self.store,
+            "tier": self.tier,
+            "confidence": self.confidence,
+            "reviewed": self.reviewed,
+            "created": self.created,
+            "tags": list(self.tags),
+            "score": round(self.score, 4),
+            "text": self.text,
+        }
+        if why:
+            out["why"] = {k: round(v, 4) for k, v in self.parts.items()}
+            out["usage"] = self.usage
+        return out
+
+
+# (memory, bm25 score, store name, reviewed)
+Candidate = tuple[Memory, float, str, bool]
+ProposalSource = Callable[[str, int], list[Candidate]]
+
+
+def _days(later: datetime, earlier: datetime | None) -> float:
+    if earlier is None:
+        return 0.0
+    return max(0.0, (later - earlier).total_seconds() / 86400.0)
+
+
+def score_memory(
+    memory: Memory, relevance: float, use: usage_db.Usage, now: datetime, *, reviewed: bool = True
+) -> tuple[float, dict[str, float], bool]:
+    """(score, its parts, stale) of one memory."""
+    created = parse_time(memory.created)
+    last = parse_time(use.last_recalled or "") or created
+    half_life = memory.half_life * use.factor
+    idle = _days(now, last)
+    strength = 1.0 if memory.pinned else 0.5 ** (idle / half_life)
+    recency = 1.0 / (1.0 + _days(now, created) / RECENCY_DAYS)
+    confidence = TIER_WEIGHT.get(memory.confidence, 0.9) * (1.0 if reviewed else UNREVIEWED_WEIGHT)
+    score = relevance * (STRENGTH_FLOOR + (1 - STRENGTH_FLOOR) * strength) * recency * confidence
+    parts = {
+        "relevance": relevance,
+        "strength": strength,
+        "recency": recency,
+        "confidence": confidence,
+        "half_life_days": half_life,
+        "idle_days": idle,
+    }
+    stale = not memory.pinned and idle >= STALE_DAYS
+    return score, parts, stale
+
+
+def stores_of(cfg: Config | None, home: Path) -> list[Store]:
+    stores = [workspace_store(cfg)] if cfg is not None else []
+    glob = global_store(home)
+    if glob.root.exists():
+        stores.append(glob)
+    return stores
+
+
+def rejected_ids(store: Store) -> set[str]:
+    if not (store.root / store.prefix / "rejected.jsonl").exists():
+        return set()
+    from hippo_git.memories.remember import rejected_values
+
+    return {item.get("id", "") for item in rejected_values(store)}
+
+
+def candidates(
+    stores: Iterable[Store], query: str, limit: int = CANDIDATES
+) -> tuple[list[Candidate], list[tuple[str, float, str, str]]]:
+    """Memory candidates of every store, and the workspace's note candidates (path, bm25, body, title)."""
+    mems: list[Candidate] = []
+    notes: list[tuple[str, float, str, str]] = []
+    for store in stores:
+        conn = open_index(store)
+        rejected = rejected_ids(store)
+        try:
+            for path, bm25, front, body, _ in search(conn, store, query, limit):
+                if path.rsplit("/", 1)[-1].removesuffix(".md") in rejected:
+                    continue  # kept as a file, but its value lost a conflict
+                data = json.loads(front)
+                if isinstance(data, dict) and data.get("forgotten"):
+                    continue
+                mems.append(
+                    (from_front(data if isinstance(data, dict) else {}, body, path), bm25, store.name, True)
+                )
+            if store.name == "workspace":
+                notes = [
+                    (p, s, b, t)
+                    for p, s, _, b, t in search(conn, store, query, NOTE_CANDIDATES, memories=False)
+                ]
+        finally:
+            conn.close()
+    return mems, notes
+
+
+def rank(
+    mems: list[Candidate],
+    notes: list[tuple[str, float, str, str]],
+    uses: dict[str, usage_db.Usage],
+    now: datetime,
+) -> list[Recalled]:
+    top = max([c[1] for c in mems] + [n[1] for n in notes] + [1e-9])
+    out: list[Recalled] = []
+    seen: set[str] = set()
+    for memory, bm25, store, reviewed in mems:
+        if memory.id in seen:
+            continue  # the same memory in two stores (or proposed and kept): once
+        seen.add(memory.id)
+        use = uses.get(memory.id, usage_db.Usage())
+        score, parts, stale = score_memory(memory, bm25 / top, use, now, reviewed=reviewed)
+        out.append(
+            Recalled(
+                kind="memory",
+                id=memory.id,
+                path=memory.path,
+                store=store,
+                text=memory.text,
+                title=memory.text.split("\n", 1)[0][:80],
+                tier="stale" if stale else memory.confidence,
+                confidence=memory.confidence,
+                created=memory.created,
+                tags=memory.tags,
+                reviewed=reviewed,
+                score=score,
+                parts=parts,
+                usage=use.as_dict(),
+            )
+        )
+    for path, bm25, body, title in notes:
+        relevance = bm25 / top
+        out.append(
+            Recalled(
+                kind="note",
+                id=path,
+                path=path,
+                store="workspace",
+                text=body.strip(),
+                title=title,
+                tier="note",
+                confidence="note",
+                created="",
+                tags=(),
+                reviewed=True,
+                score=relevance * NOTE_WEIGHT,
+                parts={"relevance": relevance, "note": NOTE_WEIGHT},
+            )
+        )
+    out.sort(key=lambda r: (-r.score, r.id))
+    return out
+
+
+def fit_budget(items: list[Recalled], budget_tokens: int | None, limit: int) -> list[Recalled]:
+    """The best items up to `limit` whose texts fit in `budget_tokens` (the first always does)."""
+    chosen: list[Recalled] = []
+    used = 0
+    for item in items:
+        if len(chosen) >= limit:
+            break
+        if budget_tokens is not None and chosen and used + item.tokens > budget_tokens:
+            continue
+        chosen.append(item)
+        used += item.tokens
+    return chosen
+
+
+def recall(
+    cfg: Config | None,
+    home: Path,
+    query: str,
+    *,
+    budget_tokens: int | None = None,
+    limit: int = DEFAULT_LIMIT,
+    notes: bool = True,
+    record: bool = True,
+    now: datetime | None = None,
+    proposals: ProposalSource | None = None,
+) -> list[Recalled]:
+    """The memories (and notes) that best match `query`; records the recall unless `record=False`."""
+    from hippo_git.errors import HippoError
+
+    if not query.strip():
+        raise HippoError(
+            "the recall query is empty", hint="give words to look for, e.g. `git hippo recall build`"
+        )
+    now = now or datetime.now(UTC)
+    stores = stores_of(cfg, home)
+    mems, note_hits = candidates(stores, query)
+    if proposals is not None:
+        mems += proposals(query, CANDIDATES)
+    conn = usage_db.connect(home)
+    try:
+        uses = usage_db.get_usage(conn, [m[0].id for m in mems])
+        ranked = rank(mems, note_hits if notes else [], uses, now)
+        chosen = fit_budget(ranked, budget_tokens, limit)
+        if record:
+            ids = [r.id for r in chosen if r.kind == "memory"]
+            if ids:
+                usage_db.record_recall(conn, ids, now_iso(now))
+    finally:
+        conn.close()
+    return chosen
+
+
+def open_usage(home: Path) -> sqlite3.Connection:
+    return usage_db.connect(home)

@@ -330,7 +330,7 @@ def import_cmd(source: str, tags: tuple[str, ...], dry_run: bool, as_json: bool)
 @click.option("--dry-run", is_flag=True, help="Show what would be proposed; write nothing.")
 @json_option
 def sleep_cmd(dry_run: bool, as_json: bool) -> None:
-    """Tidy the memories through reviewed proposals: merge 3+ near-duplicates into one, and
+    """Tidy the memories through reviewed proposals: merge three or more close duplicates into one, and
     propose removing decayed, unpinned memories nobody recalled. Nothing is deleted silently."""
     from hippo_git.dream.memory_sleep import sleep
 

@@ -14,6 +14,7 @@ from hippo_git.dream.apply import apply_run
 from hippo_git.dream.receipt_index import ReceiptIndex
 from hippo_git.dream.revert import revert
 from hippo_git.dream.views import proposal_branch_health, proposals_view
+from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore
 from hippo_git.team.setup import init_workspace
 from hippo_git.team.sync import sync
@@ -103,3 +104,11 @@ def test_a_run_fetched_from_a_teammate_is_found_by_name(team: tuple[Path, Path, 
     sync(alice, proposals=("r1",))
     git(bob, "fetch", "-q", "origin")
     assert [v.proposal for v in proposals_view(bob, "r1")] == ids
+
+
+def test_a_selector_that_is_no_run_name_is_looked_up_as_an_id(tmp_path: Path) -> None:
+    root = notes_repo(tmp_path / "repo")
+    review(root, propose(root, "r1", [prop("notes/build.md", "- one", turn=1)]))
+    for selector in ("no such run!", "zzzzzzzzz"):
+        with pytest.raises(HippoError, match="no run or proposal matches"):
+            proposals_view(root, selector)

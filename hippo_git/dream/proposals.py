@@ -119,8 +119,11 @@ def proposal_commit(store: GitStore, sha: str) -> ProposalCommit | None:
 
 def run_tip(store: GitStore, run_id: str) -> str | None:
     """The tip of a run's branch: the local one, else a remote-tracking copy (a teammate's run
-    fetched by `git fetch`, as in a second clone)."""
-    local = store.ref_target(proposals_ref(run_id))
+    fetched by `git fetch`, as in a second clone); None also when `run_id` is not a run id."""
+    try:
+        local = store.ref_target(proposals_ref(run_id))
+    except UsageError:
+        return None
     if local is not None:
         return local
     suffix = "/hippo/proposals/" + run_id

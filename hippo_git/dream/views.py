@@ -10,11 +10,13 @@ from typing import Any
 from unidiff.patch import PatchSet
 
 from hippo_git.config import Config, load_config
+from hippo_git.dream.apply import applied_proposals
 from hippo_git.dream.proposals import (
     ProposalCommit,
     latest_run,
     list_runs,
     proposal_commit,
+    proposals_ref,
     run_commits,
     run_proposal_ids,
     run_tip,
@@ -165,12 +167,11 @@ def proposals_view(
     target = target_branch or load_config(repo_root).target_branch
     target_tip = store.ref_target(f"refs/heads/{target}")
     index = ReceiptIndex(store)
-    if selector is None:
-        latest = latest_run(store)
-        commits = run_commits(store, latest) if latest else []
-    elif (tip := run_tip(store, selector)) is not None:
-        commits = run_commits(store, selector, tip)
+    run = latest_run(store) if selector is None else selector if run_tip(store, selector) else None
+    if run is not None:
+        commits = run_commits(store, run, run_tip(store, run))
     else:
+        assert selector is not None
         found = (
             proposal_commit(store, sha) for sha in _found_by_id(store, index, selector.lower(), target_tip)
         )
@@ -179,7 +180,12 @@ def proposals_view(
         raise HippoError(
             f"no run or proposal matches {selector!r}", hint="`git hippo proposals` lists the latest run"
         )
-    applied = index.applied_ids(target) if commits else set()
+    applied: set[str] = set()
+    if commits and target_tip is not None:
+        # A local run: what the target gained since the run forked (grows with the run, not with
+        # history). An id or a teammate's run: the cached walk of the whole target.
+        local = run is not None and store.ref_target(proposals_ref(run)) is not None
+        applied = applied_proposals(store, target_tip, run) if local and run else index.applied_ids(target)
     book = index.book(proposals=[pc.proposal_id for pc in commits])
     return [_view(store, pc, book, applied) for pc in commits]
 

@@ -185,6 +185,8 @@ def dream_cmd(
         say(f"stopped: {report.stopped}")
     elif report.stopped:
         say(report.stopped)
+    if report.lessons_stopped:
+        say(f"lessons scan stopped: {report.lessons_stopped}; `git hippo lessons scan` goes on")
     if report.hint:
         say(f"hint: {report.hint}")
     if report.status != "complete":

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hippo_git.dream.prompt import Block, PromptError, Request, parse_request
-from hippo_git.dream.validate import quotes_in
+from hippo_git.dream.quotes import quotes_in
 
 MAX_QUOTE = 240
 DEFAULT_TEMPLATE = "- {label}: {text} ({evidence})"

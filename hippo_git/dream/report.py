@@ -79,6 +79,7 @@ class RunReport:
     max_bytes: int = 0
     guard_hit: str | None = None
     resumed: PassEntry | None = None  # reviews of what a killed run committed without reviewing
+    lessons_stopped: str | None = None  # why the lessons scan after the dream stopped early
 
     def totals(self) -> dict[str, Any]:
         passes = [p for c in self.chunks for p in c.passes] + ([self.resumed] if self.resumed else [])
@@ -154,6 +155,10 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _cap(report: RunReport, cap: int) -> str:
+    return "no cap: the built-in model costs nothing" if report.heuristic else f"cap {cap}"
+
+
 def render_markdown(report: RunReport) -> str:
     t = report.totals()
     lines = [
@@ -165,10 +170,12 @@ def render_markdown(report: RunReport) -> str:
         f"- model: `{' '.join(report.model)}`" + (" (built-in heuristic)" if report.heuristic else ""),
         f"- proposals: {t['proposals']} ({t['invalid']} failed validation), committed {t['committed']}, "
         f"confirmed {t['confirmed']}, rejected {t['rejected']}, applied {t['applied']}, stale {t['stale']}",
-        f"- cost: {t['model_calls']} model calls (cap {report.max_model_calls}), "
-        f"{t['bytes_in']} bytes in (cap {report.max_bytes}), {t['bytes_out']} bytes out, {t['seconds']} s"
+        f"- cost: {t['model_calls']} model calls ({_cap(report, report.max_model_calls)}), "
+        f"{t['bytes_in']} bytes in ({_cap(report, report.max_bytes)}), {t['bytes_out']} bytes out, {t['seconds']} s"
         + (f"; **guard reached: {report.guard_hit}**" if report.guard_hit else ""),
     ]
+    if report.lessons_stopped:
+        lines.append(f"- lessons scan stopped: {report.lessons_stopped}")
     if report.hint:
         lines.append(f"- next: {report.hint}")
     if report.resumed and report.resumed.proposals:

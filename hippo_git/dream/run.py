@@ -31,7 +31,7 @@ from hippo_git.dream.records import Proposal, Receipt
 from hippo_git.dream.report import ChunkEntry, PassEntry, ProposalEntry, RunReport, load_chunks, write_report
 from hippo_git.dream.revert import reverted_texts
 from hippo_git.dream.review import committed_proposal, note_before, review, reviewer_record, unreviewed
-from hippo_git.dream.runner import CommandModel, Model, ModelRunError, default_model_command, is_heuristic
+from hippo_git.dream.runner import Model, ModelRunError, default_model_command, is_heuristic, make_model
 from hippo_git.dream.state import CurrentRun, DreamLock, DreamState, load_state, save_state
 from hippo_git.dream.validate import check
 from hippo_git.errors import HippoError
@@ -77,7 +77,9 @@ class _Run:
         self.report = report
         self.opts = opts
         self.checkpoint = checkpoint
-        self.guard = CostGuard(cfg.dream.max_model_calls, cfg.dream.max_bytes)
+        self.guard = CostGuard(
+            cfg.dream.max_model_calls, cfg.dream.max_bytes, capped=not is_heuristic(model.argv)
+        )
         self.store = GitStore(cfg.root)
         tip = self.store.ref_target(f"refs/heads/{cfg.target_branch}")
         if tip is None:
@@ -317,7 +319,7 @@ def dream(
         shutil.rmtree(cfg.home / "model-runs" / run_id, ignore_errors=True)
         if model is None:
             argv = default_model_command(cfg.model_command, env.get("PATH"))
-            model = CommandModel(argv, cfg.home, run_id, env, cfg.dream.model_timeout_s)
+            model = make_model(argv, cfg.home, run_id, env, cfg.dream.model_timeout_s)
         report = RunReport(
             run=run_id,
             packs=names,
@@ -369,7 +371,10 @@ def dream(
         if not opts.dry_run:
             from hippo_git.dream.lessons import scan_after_dream
 
-            scan_after_dream(cfg, env=env, now=now, model=model)
+            scanned = scan_after_dream(cfg, env=env, now=now, model=model)
+            if scanned.stopped:  # said on screen: a scan cut short leaves candidates for the next one
+                finished.lessons_stopped = scanned.stopped
+                write_report(cfg.hippo_dir, finished)
         return finished
 
 

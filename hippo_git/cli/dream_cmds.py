@@ -182,7 +182,7 @@ def dream_cmd(
         )
         say(f"report: {report_paths(cfg.hippo_dir, report.run)[1]}")
     if report.status != "complete":
-        say(f"stopped: {report.stopped}")
+        say(f"{report.status}: {report.stopped}")
     elif report.stopped:
         say(report.stopped)
     if report.lessons_stopped:

@@ -64,6 +64,37 @@ def earliest_start(records: Sequence[dict[str, Any]]) -> datetime | None:
     return min(times) if times else None
 
 
+@dataclass(frozen=True)
+class NewTurns:
+    """Which turns a run has not dreamt over: those ingested after its packs' last run (`seqs`,
+    session → turn seqs, from the index's ingest sequence) and any from `until` (the end of the
+    last window) on. Chunks before `until` then show only what arrived since, not what was seen."""
+
+    until: datetime
+    seqs: dict[str, set[int]]
+
+    def session(self, record: dict[str, Any]) -> bool:
+        ended = parse_time(record.get("ended")) or parse_time(record.get("started"))
+        return str(record.get("id")) in self.seqs or (ended is not None and ended >= self.until)
+
+    def turn(self, session: str, seq: int, ts: datetime | None, started: datetime | None) -> bool:
+        when = ts or started
+        return seq in self.seqs.get(session, ()) or (when is not None and when >= self.until)
+
+
+def earliest_new(new: dict[str, dict[int, str | None]], records: Sequence[dict[str, Any]]) -> datetime | None:
+    """The time of the earliest turn ingested since a mark, among this workspace's sessions."""
+    times = []
+    for record in records:
+        seqs = new.get(str(record.get("id")))
+        if seqs:
+            stamps = [t for ts in seqs.values() if (t := parse_time(ts)) is not None]
+            when = min(stamps) if stamps else parse_time(record.get("started"))
+            if when is not None:
+                times.append(when)
+    return min(times) if times else None
+
+
 @dataclass
 class ChunkEvidence:
     sessions: list[SessionBrief] = field(default_factory=list)
@@ -94,12 +125,14 @@ def chunk_evidence(
     *,
     root: Path,
     notes_dir: str,
+    new: NewTurns | None = None,
 ) -> ChunkEvidence:
-    """The chunk's sessions, the notes they touched or cited, and their turns inside the chunk."""
+    """The chunk's sessions, the notes they touched or cited, and their turns inside the chunk
+    (only the turns `new` names as not dreamt over yet, when given)."""
     ev = ChunkEvidence()
     resolver: Resolver | None = None
     for record in sorted(records, key=lambda r: (str(r.get("started")), str(r.get("id")))):
-        if not _in_chunk(record, chunk):
+        if not _in_chunk(record, chunk) or (new is not None and not new.session(record)):
             continue
         sid = str(record["id"])
         handoff = str(record.get("handoff") or "")
@@ -124,9 +157,12 @@ def chunk_evidence(
                     ev.touched[path].append(sid)
         if conn is None:
             continue
-        started_in = chunk.since <= (parse_time(record.get("started")) or chunk.since) < chunk.until
+        started = parse_time(record.get("started"))
+        started_in = chunk.since <= (started or chunk.since) < chunk.until
         for row in get_turns(conn, sid):
             ts = parse_time(row.ts)
+            if new is not None and not new.turn(sid, row.seq, ts, started):
+                continue
             if (ts is None and started_in) or (ts is not None and chunk.since <= ts < chunk.until):
                 ev.turns.append(
                     TurnRef(

@@ -71,7 +71,7 @@ class RunReport:
     since: str
     until: str
     apply_mode: str  # "fast-forward" | "pull-request" | "no-apply" | "dry-run"
-    status: str = "running"  # running | complete | stopped
+    status: str = "running"  # running | complete | stopped | failed (no model reply could be read)
     stopped: str | None = None  # why the run stopped early
     hint: str | None = None
     chunks: list[ChunkEntry] = field(default_factory=list)

@@ -34,6 +34,7 @@ from hippo_git.dream.review import committed_proposal, note_before, review, revi
 from hippo_git.dream.runner import Model, ModelRunError, default_model_command, is_heuristic, make_model
 from hippo_git.dream.state import CurrentRun, DreamLock, DreamState, load_state, save_state
 from hippo_git.dream.validate import check
+from hippo_git.dream.window import plan_window
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore
 from hippo_git.index import db
@@ -47,6 +48,11 @@ PROGRESS_EVERY_S = 1.0
 
 class ApplyStopped(HippoError):
     """Applying the chunk's confirmed changes stopped (a dirty note, the target moved)."""
+
+
+class UnreadableReplies(HippoError):
+    """No proposing reply of a chunk could be read: the model does not speak the protocol, so going
+    on would advance the window over sessions nobody looked at."""
 
 
 @dataclass(frozen=True)
@@ -103,11 +109,17 @@ class _Run:
         return self._reverted[path]
 
     def chunk(
-        self, chunk: gather.Chunk, records: Sequence[dict[str, Any]], conn: sqlite3.Connection | None
+        self,
+        chunk: gather.Chunk,
+        records: Sequence[dict[str, Any]],
+        conn: sqlite3.Connection | None,
+        new: gather.NewTurns | None = None,
     ) -> ChunkEntry:
         started = time.monotonic()
         entry = ChunkEntry(since=gather.iso(chunk.since), until=gather.iso(chunk.until))
-        ev = gather.chunk_evidence(records, conn, chunk, root=self.root, notes_dir=self.cfg.notes_dir)
+        ev = gather.chunk_evidence(
+            records, conn, chunk, root=self.root, notes_dir=self.cfg.notes_dir, new=new
+        )
         entry.sessions, entry.turns = len(ev.sessions), len(ev.turns)
         if not ev.turns:
             entry.skipped = (
@@ -120,6 +132,16 @@ class _Run:
                 entry.passes.append(self.run_pass(p, ev))
                 if time.monotonic() - self._last_write >= PROGRESS_EVERY_S:
                     self.report_progress(entry)
+            asked = [p for p in entry.passes if p.model_calls]
+            if asked and all(p.reply_error for p in asked):
+                entry.seconds = time.monotonic() - started
+                self.report_progress(entry)
+                raise UnreadableReplies(
+                    f"no model reply could be read ({len(asked)} of {len(asked)} unreadable; "
+                    f"{asked[0].name}: {asked[0].reply_error})",
+                    hint="the model command must print the JSON of docs/model-protocol.md; "
+                    "check model_command (`git hippo config show`)",
+                )
             if self.report.apply_mode == "fast-forward":
                 self.apply(entry)
         entry.seconds = time.monotonic() - started
@@ -261,17 +283,6 @@ def _pick_packs(cfg: Config, names: Sequence[str]) -> list[Pack]:
     return [find_pack(cfg.hippo_dir, n) for n in names] if names else default_packs(cfg.hippo_dir)
 
 
-def _window_start(state: DreamState, packs: list[Pack], records: Sequence[dict[str, Any]]) -> datetime | None:
-    starts = []
-    for pack in packs:
-        when = gather.parse_time(state.windows.get(pack.name))
-        if when is None:
-            when = gather.earliest_start(records)
-        if when is not None:
-            starts.append(when)
-    return min(starts) if starts else None
-
-
 def new_run_id(now: datetime) -> str:
     return now.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
@@ -310,59 +321,66 @@ def dream(
         records = read_records(cfg.root)
         same = state.current is not None and state.current.packs == names and not opts.dry_run
         resume = state.current if same else None
-        since = opts.since or (
-            gather.parse_time(resume.since) if resume else _window_start(state, packs, records)
-        )
-        until = opts.until or now
-        run_id = resume.run if resume is not None else run_id or new_run_id(now)
-        # scratch folders a killed run left behind (the lock says no call of this run is alive)
-        shutil.rmtree(cfg.home / "model-runs" / run_id, ignore_errors=True)
-        if model is None:
-            argv = default_model_command(cfg.model_command, env.get("PATH"))
-            model = make_model(argv, cfg.home, run_id, env, cfg.dream.model_timeout_s)
-        report = RunReport(
-            run=run_id,
-            packs=names,
-            model=list(model.argv),
-            heuristic=is_heuristic(model.argv),
-            since=gather.iso(since) if since else "",
-            until=gather.iso(until),
-            apply_mode=apply_mode(cfg, opts),
-            max_model_calls=cfg.dream.max_model_calls,
-            max_bytes=cfg.dream.max_bytes,
-        )
-        if resume is not None:
-            report.chunks = load_chunks(cfg.hippo_dir, run_id)
-        if since is None or since >= until:
-            report.status = "complete"
-            report.stopped = (
-                "no sessions recorded in this workspace yet"
-                if since is None
-                else "nothing new since the last run"
-            )
-            report.hint = "run `git hippo ingest` first" if since is None else None
-            write_report(cfg.hippo_dir, report)
-            return report
-        current = resume or CurrentRun(run=run_id, packs=names, since=gather.iso(since))
-        if not opts.dry_run:
-            state.current = current
-            save_state(cfg.hippo_dir, state)
-        run = _Run(cfg, packs, run_id, model, report, opts, checkpoint)
-        todo = gather.chunks(since, until, cfg.dream.chunk_hours)
         conn = _open_index(cfg)
         try:
+            plan = plan_window(state, packs, records, conn, since=opts.since, resume=resume)
+            since = plan.since
+            until = opts.until or now
+            run_id = resume.run if resume is not None else run_id or new_run_id(now)
+            # scratch folders a killed run left behind (the lock says no call of this run is alive)
+            shutil.rmtree(cfg.home / "model-runs" / run_id, ignore_errors=True)
+            if model is None:
+                argv = default_model_command(cfg.model_command, env.get("PATH"))
+                model = make_model(argv, cfg.home, run_id, env, cfg.dream.model_timeout_s)
+            report = RunReport(
+                run=run_id,
+                packs=names,
+                model=list(model.argv),
+                heuristic=is_heuristic(model.argv),
+                since=gather.iso(since) if since else "",
+                until=gather.iso(until),
+                apply_mode=apply_mode(cfg, opts),
+                max_model_calls=cfg.dream.max_model_calls,
+                max_bytes=cfg.dream.max_bytes,
+            )
             if resume is not None:
-                run.review_pending(conn)
-            for n, chunk in enumerate(todo):
-                on_chunk(n, len(todo))
-                if chunk.key not in current.done:
-                    run.report_progress(run.chunk(chunk, records, conn))
-                    if not opts.dry_run:
-                        _chunk_done(cfg, state, current, chunk)
-                    checkpoint("state")
-            on_chunk(len(todo), len(todo))
-        except (CostGuardReached, ModelRunError, ApplyStopped) as exc:
-            return _stop(cfg, report, exc, run_id)
+                report.chunks = load_chunks(cfg.hippo_dir, run_id)
+            if since is None or since >= until:
+                report.status = "complete"
+                report.stopped = (
+                    "no sessions recorded in this workspace yet"
+                    if since is None
+                    else "nothing new since the last run"
+                )
+                report.hint = "run `git hippo ingest` first" if since is None else None
+                write_report(cfg.hippo_dir, report)
+                return report
+            current = resume or CurrentRun(
+                run=run_id,
+                packs=names,
+                since=gather.iso(since),
+                seen_id=plan.seen_id,
+                seen_until=plan.seen_until,
+                upto_id=plan.upto_id,
+            )
+            if not opts.dry_run:
+                state.current = current
+                save_state(cfg.hippo_dir, state)
+            run = _Run(cfg, packs, run_id, model, report, opts, checkpoint)
+            todo = gather.chunks(since, until, cfg.dream.chunk_hours)
+            try:
+                if resume is not None:
+                    run.review_pending(conn)
+                for n, chunk in enumerate(todo):
+                    on_chunk(n, len(todo))
+                    if chunk.key not in current.done:
+                        run.report_progress(run.chunk(chunk, records, conn, plan.new))
+                        if not opts.dry_run:
+                            _chunk_done(cfg, state, current, chunk)
+                        checkpoint("state")
+                on_chunk(len(todo), len(todo))
+            except (CostGuardReached, ModelRunError, ApplyStopped, UnreadableReplies) as exc:
+                return _stop(cfg, report, exc, run_id)
         finally:
             if conn is not None:
                 conn.close()
@@ -393,6 +411,10 @@ def _finish(
 ) -> RunReport:
     report.status = "complete"
     if not opts.dry_run:
+        upto = state.current.upto_id if state.current is not None else None
+        if upto is not None:
+            for name in report.packs:
+                state.marks[name] = max(upto, state.marks.get(name, 0))
         state.current = None
         state.runs.append(
             {"run": report.run, "packs": report.packs, "until": gather.iso(until), "status": "complete"}
@@ -407,8 +429,9 @@ def _finish(
 
 
 def _stop(cfg: Config, report: RunReport, exc: HippoError, run_id: str) -> RunReport:
-    """The run stops early; the unfinished chunk is redone (idempotently) by the next `dream`."""
-    report.status = "stopped"
+    """The run stops early; the unfinished chunk is redone (idempotently) by the next `dream`.
+    A model that answers nothing readable fails the run (`failed`): no window advanced over it."""
+    report.status = "failed" if isinstance(exc, UnreadableReplies) else "stopped"
     report.stopped = exc.message
     if isinstance(exc, CostGuardReached):
         report.guard_hit = exc.message

@@ -200,13 +200,9 @@ def _session_start(
 
 
 def _build(cfg: Config, harness: str, context: Any) -> Any:
-    """The context block; for Claude Code within its 10,000-character hook cap when it can be."""
-    if harness == "claude-code" and cfg.context.budget_bytes > context.CLAUDE_HOOK_MAX_BYTES:
-        try:
-            return context.build_context(cfg, budget=context.CLAUDE_HOOK_MAX_BYTES)
-        except HippoError:
-            pass  # the required notes alone are bigger: Claude moves long text to a file, still usable
-    return context.build_context(cfg)
+    """The context block, never refused for its size (required notes that do not fit are shortened);
+    for Claude Code within its 10,000-character hook cap."""
+    return context.build_context(cfg, for_claude_hook=harness == "claude-code", degrade=True)
 
 
 def _catch_up(cfg: Config, state: agent_state.SessionState) -> None:

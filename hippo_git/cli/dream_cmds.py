@@ -43,6 +43,10 @@ def apply_cmd(run: str | None, as_json: bool) -> None:
         f"run {result.run}: {len(result.applied)} applied, {len(result.already)} already applied, "
         f"{len(result.stale)} stale, {len(result.refused)} not confirmed; {moved}{where}"
     )
+    if result.stale:
+        from hippo_git.dream.settle import settle_hint
+
+        say(f"hint: the stale ones will not apply as they are: {settle_hint(result.run)}")
 
 
 @click.command("proposals")

@@ -46,7 +46,7 @@ def apply_cmd(run: str | None, as_json: bool) -> None:
     if result.stale:
         from hippo_git.dream.settle import settle_hint
 
-        say(f"hint: the stale ones will not apply as they are: {settle_hint(result.run)}")
+        say(f"hint: the stale ones will not apply as they are: {settle_hint(result.run or 'RUN')}")
 
 
 @click.command("proposals")

@@ -61,3 +61,48 @@ def test_a_session_ingested_after_a_dream_is_dreamt_over_whatever_its_time(tmp_p
     assert third.stopped == "nothing new since the last run" and third.totals()["model_calls"] == 0
     again = dream(cfg, DreamOptions(since=datetime(2026, 1, 5, tzinfo=UTC), until=until), env={}, now=until)
     assert [c.sessions for c in again.chunks if not c.skipped] == [2]  # --since shows everything
+
+
+def test_a_first_dream_with_no_note_cited_writes_first_notes_for_recurring_topics(
+    tmp_path: Path, hippo: Any
+) -> None:
+    from hippo_git.dream.runner import heuristic_argv
+    from tests.conftest import git
+
+    cfg = make_workspace(tmp_path / "repo", {"notes/index.md": "# Index\n"}, list(heuristic_argv()))
+    chat: list[tuple[Any, ...]] = [
+        ("user", "Always build the docker image with --pull, the base image moves."),
+        ("assistant", "Building the docker image now."),
+        ("user", "No, the docker cache is stale here. Use --no-cache for release builds."),
+        ("assistant", "Understood."),
+    ]
+    add_sessions(cfg, tmp_path / "t", [("s1", "2026-01-05", chat)])
+    result = hippo(["dream", "--until", "2026-01-08", "--json"], cwd=cfg.root)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    (topics,) = [p for c in report["chunks"] for p in c["passes"] if p["name"] == "core/topics"]
+    (made,) = topics["proposals"]
+    assert made["path"] == "notes/docker.md" and made["verdict"] == "confirm" and made["applied"]
+    note = (cfg.root / "notes/docker.md").read_text()
+    assert note.startswith(
+        '# Docker\n\n- Rule: "Always build the docker image with --pull, the base image moves."'
+    )
+    assert (
+        '- Correction: "No, the docker cache is stale here. Use --no-cache for release builds." (s1#2)'
+        in note
+    )
+    assert git(cfg.root, "log", "-1", "--format=%s", "main") == "hippo: append notes/docker.md (core/topics)"
+    assert git(cfg.root, "status", "--porcelain") == ""
+
+
+def test_a_dream_that_proposes_nothing_says_why_on_screen(tmp_path: Path, hippo: Any) -> None:
+    from hippo_git.dream.runner import heuristic_argv
+
+    cfg = make_workspace(tmp_path / "repo", dict(NOTES), list(heuristic_argv()))
+    add_sessions(cfg, tmp_path / "t", [("s1", "2026-01-05", [("user", "hello there"), ("assistant", "Hi.")])])
+    result = hippo(["dream", "--until", "2026-01-08"], cwd=cfg.root)
+    assert result.exit_code == 0, result.output
+    assert "0 proposals" in result.output
+    assert "skipped 2 chunk(s): no sessions with turns in this period" in result.output
+    assert "skipped 1 pass run(s): core/topics no recurring topic without a note" in result.output
+    assert "hint: dreams update the notes sessions read or cite" in result.output

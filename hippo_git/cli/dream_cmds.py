@@ -184,6 +184,9 @@ def dream_cmd(
             f"{t['confirmed']} confirmed, {t['rejected']} rejected, {t['applied']} applied, {t['stale']} stale "
             f"({t['model_calls']} model calls, {t['chunks']} chunks, {t['chunks_skipped']} skipped)"
         )
+        if not t["proposals"]:
+            for line in report.why_nothing():
+                say(f"  skipped {line}")
         say(f"report: {report_paths(cfg.hippo_dir, report.run)[1]}")
     if report.status != "complete":
         say(f"{report.status}: {report.stopped}")

@@ -100,6 +100,22 @@ class RunReport:
             "seconds": round(sum(c.seconds for c in self.chunks), 3),
         }
 
+    def why_nothing(self) -> list[str]:
+        """Why chunks and passes were skipped, most common first ("407 chunks: <reason>"), for the
+        screen: a run that proposed nothing says why there, not only in its report."""
+        chunks: dict[str, int] = {}
+        passes: dict[str, int] = {}
+        for c in self.chunks:
+            if c.skipped:
+                chunks[c.skipped] = chunks.get(c.skipped, 0) + 1
+            for p in c.passes:
+                why = p.skipped or (f"reply not read: {p.reply_error}" if p.reply_error else None)
+                if why:
+                    passes[f"{p.name} {why}"] = passes.get(f"{p.name} {why}", 0) + 1
+        lines = [f"{n} chunk(s): {why}" for why, n in sorted(chunks.items(), key=lambda kv: -kv[1])]
+        lines += [f"{n} pass run(s): {why}" for why, n in sorted(passes.items(), key=lambda kv: -kv[1])[:3]]
+        return lines
+
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = _plain(self)
         data["version"] = REPORT_VERSION

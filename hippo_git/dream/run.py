@@ -31,10 +31,11 @@ from hippo_git.dream.records import Proposal, Receipt
 from hippo_git.dream.report import ChunkEntry, PassEntry, ProposalEntry, RunReport, load_chunks, write_report
 from hippo_git.dream.revert import reverted_texts
 from hippo_git.dream.review import committed_proposal, note_before, review, reviewer_record, unreviewed
+from hippo_git.dream.run_end import UnreadableReplies, chunk_done, finish, stop
 from hippo_git.dream.runner import Model, ModelRunError, default_model_command, is_heuristic, make_model
-from hippo_git.dream.state import CurrentRun, DreamLock, DreamState, load_state, save_state
+from hippo_git.dream.state import CurrentRun, DreamLock, load_state, save_state
 from hippo_git.dream.validate import check
-from hippo_git.dream.window import plan_window
+from hippo_git.dream.window import NewTurns, plan_window
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore
 from hippo_git.index import db
@@ -48,11 +49,6 @@ PROGRESS_EVERY_S = 1.0
 
 class ApplyStopped(HippoError):
     """Applying the chunk's confirmed changes stopped (a dirty note, the target moved)."""
-
-
-class UnreadableReplies(HippoError):
-    """No proposing reply of a chunk could be read: the model does not speak the protocol, so going
-    on would advance the window over sessions nobody looked at."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +109,7 @@ class _Run:
         chunk: gather.Chunk,
         records: Sequence[dict[str, Any]],
         conn: sqlite3.Connection | None,
-        new: gather.NewTurns | None = None,
+        new: NewTurns | None = None,
     ) -> ChunkEntry:
         started = time.monotonic()
         entry = ChunkEntry(since=gather.iso(chunk.since), until=gather.iso(chunk.until))
@@ -125,10 +121,11 @@ class _Run:
             entry.skipped = (
                 "no sessions with turns in this period" if not ev.sessions else "no new turns in this period"
             )
-        elif not ev.touched:
+        elif not ev.touched and not any(self.writes_new(p) for p in self.passes):
             entry.skipped = "the period's sessions touched or cited no notes"
         else:
-            for p in self.passes:
+            # a period that touched no note runs the passes that write new notes, and only those
+            for p in (p for p in self.passes if self.writes_new(p) != bool(ev.touched)):
                 entry.passes.append(self.run_pass(p, ev))
                 if time.monotonic() - self._last_write >= PROGRESS_EVERY_S:
                     self.report_progress(entry)
@@ -154,13 +151,24 @@ class _Run:
         write_report(self.cfg.hippo_dir, self.report)
         self._last_write = time.monotonic()
 
+    @staticmethod
+    def writes_new(p: Pass) -> bool:
+        return "new_notes" in p.spec.reads
+
     def run_pass(self, p: Pass, ev: gather.ChunkEvidence) -> PassEntry:
         entry = PassEntry(name=p.full_name)
-        notes = gather.read_notes(self.store, self.branch.head, ev.touched)
+        if self.writes_new(p):
+            notes = gather.topic_notes(ev, self.store, self.branch.head, self.root, self.cfg.notes_dir)
+        else:
+            notes = gather.read_notes(self.store, self.branch.head, ev.touched)
         shown = gather.pass_input(p, ev, notes, self.reverted)
         entry.notes, entry.turns, entry.cut_turns = len(shown.notes), len(shown.turns), shown.cut_turns
         if not shown.notes or not shown.turns:
-            entry.skipped = "no notes to show" if not shown.notes else "no turns of the kinds this pass reads"
+            entry.skipped = (
+                (gather.NO_TOPICS if self.writes_new(p) else "no notes to show")
+                if not shown.notes
+                else "no turns of the kinds this pass reads"
+            )
             return entry
         out = self.guard.call(self.model, propose_request(p, shown, notes_dir=self.cfg.notes_dir), entry)
         self.checkpoint("propose")
@@ -376,15 +384,15 @@ def dream(
                     if chunk.key not in current.done:
                         run.report_progress(run.chunk(chunk, records, conn, plan.new))
                         if not opts.dry_run:
-                            _chunk_done(cfg, state, current, chunk)
+                            chunk_done(cfg, state, current, chunk)
                         checkpoint("state")
                 on_chunk(len(todo), len(todo))
             except (CostGuardReached, ModelRunError, ApplyStopped, UnreadableReplies) as exc:
-                return _stop(cfg, report, exc, run_id)
+                return stop(cfg, report, exc, run_id)
         finally:
             if conn is not None:
                 conn.close()
-        finished = _finish(cfg, state, report, run, until, opts)
+        finished = finish(cfg, state, report, run.branch.tip is not None, until, dry_run=opts.dry_run)
         # --- issue 7: a finished dream also drafts lessons, with the same model (never fails the dream)
         if not opts.dry_run:
             from hippo_git.dream.lessons import scan_after_dream
@@ -394,53 +402,6 @@ def dream(
                 finished.lessons_stopped = scanned.stopped
                 write_report(cfg.hippo_dir, finished)
         return finished
-
-
-def _chunk_done(cfg: Config, state: DreamState, current: CurrentRun, chunk: gather.Chunk) -> None:
-    """The window advances over a finished chunk (and only then), for every pack of the run."""
-    current.done.append(chunk.key)
-    for name in current.packs:
-        old = gather.parse_time(state.windows.get(name))
-        if old is None or chunk.until > old:
-            state.windows[name] = gather.iso(chunk.until)
-    save_state(cfg.hippo_dir, state)
-
-
-def _finish(
-    cfg: Config, state: DreamState, report: RunReport, run: _Run, until: datetime, opts: DreamOptions
-) -> RunReport:
-    report.status = "complete"
-    if not opts.dry_run:
-        upto = state.current.upto_id if state.current is not None else None
-        if upto is not None:
-            for name in report.packs:
-                state.marks[name] = max(upto, state.marks.get(name, 0))
-        state.current = None
-        state.runs.append(
-            {"run": report.run, "packs": report.packs, "until": gather.iso(until), "status": "complete"}
-        )
-        save_state(cfg.hippo_dir, state)
-    if report.apply_mode == "pull-request" and run.branch.tip is not None:
-        report.hint = f"open a pull request: `git hippo sync --proposals {report.run}`"
-    elif report.apply_mode == "no-apply" and run.branch.tip is not None:
-        report.hint = f"apply the confirmed changes with `git hippo apply {report.run}`"
-    write_report(cfg.hippo_dir, report)
-    return report
-
-
-def _stop(cfg: Config, report: RunReport, exc: HippoError, run_id: str) -> RunReport:
-    """The run stops early; the unfinished chunk is redone (idempotently) by the next `dream`.
-    A model that answers nothing readable fails the run (`failed`): no window advanced over it."""
-    report.status = "failed" if isinstance(exc, UnreadableReplies) else "stopped"
-    report.stopped = exc.message
-    if isinstance(exc, CostGuardReached):
-        report.guard_hit = exc.message
-    resume = f"run `git hippo dream` again to resume run {run_id} where it stopped"
-    report.hint = (
-        exc.hint if isinstance(exc, CostGuardReached) else "; then ".join(filter(None, [exc.hint, resume]))
-    )
-    write_report(cfg.hippo_dir, report)
-    return report
 
 
 def _open_index(cfg: Config) -> sqlite3.Connection | None:

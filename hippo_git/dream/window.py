@@ -19,6 +19,37 @@ from hippo_git.dream.state import CurrentRun, DreamState
 from hippo_git.index.sessions import last_turn_id, turns_after
 
 
+@dataclass(frozen=True)
+class NewTurns:
+    """Which turns a run has not dreamt over: those ingested after its packs' last run (`seqs`,
+    session → turn seqs, from the index's ingest sequence) and any from `until` (the end of the
+    last window) on. Chunks before `until` then show only what arrived since, not what was seen."""
+
+    until: datetime
+    seqs: dict[str, set[int]]
+
+    def session(self, record: dict[str, Any]) -> bool:
+        ended = gather.parse_time(record.get("ended")) or gather.parse_time(record.get("started"))
+        return str(record.get("id")) in self.seqs or (ended is not None and ended >= self.until)
+
+    def turn(self, session: str, seq: int, ts: datetime | None, started: datetime | None) -> bool:
+        when = ts or started
+        return seq in self.seqs.get(session, ()) or (when is not None and when >= self.until)
+
+
+def earliest_new(new: dict[str, dict[int, str | None]], records: Sequence[dict[str, Any]]) -> datetime | None:
+    """The time of the earliest turn ingested since a mark, among this workspace's sessions."""
+    times = []
+    for record in records:
+        seqs = new.get(str(record.get("id")))
+        if seqs:
+            stamps = [t for ts in seqs.values() if (t := gather.parse_time(ts)) is not None]
+            when = min(stamps) if stamps else gather.parse_time(record.get("started"))
+            if when is not None:
+                times.append(when)
+    return min(times) if times else None
+
+
 def _window_start(state: DreamState, packs: list[Pack], records: Sequence[dict[str, Any]]) -> datetime | None:
     starts = []
     for pack in packs:
@@ -36,7 +67,7 @@ class WindowPlan:
     seen_id: int | None  # the packs' mark: turns ingested after it were not dreamt over
     seen_until: str | None  # the end of the packs' last window
     upto_id: int | None  # the newest turn as the run began: the mark once it finishes
-    new: gather.NewTurns | None  # what is new in chunks before seen_until (None: everything)
+    new: NewTurns | None  # what is new in chunks before seen_until (None: everything)
 
 
 def plan_window(
@@ -70,8 +101,8 @@ def plan_window(
         fresh = turns_after(conn, seen_id)
         until = gather.parse_time(seen_until)
         assert until is not None
-        new = gather.NewTurns(until=until, seqs={sid: set(seqs) for sid, seqs in fresh.items()})
-        early = gather.earliest_new(fresh, records) if resume is None else None
+        new = NewTurns(until=until, seqs={sid: set(seqs) for sid, seqs in fresh.items()})
+        early = earliest_new(fresh, records) if resume is None else None
         if early is not None and (since is None or early < since):
             since = early
     return WindowPlan(since=since, seen_id=seen_id, seen_until=seen_until, upto_id=upto, new=new)

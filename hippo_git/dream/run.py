@@ -42,8 +42,9 @@ from hippo_git.index import db
 from hippo_git.index.records import read_records
 
 STEPS = ("propose", "validate", "commit", "review", "receipt", "apply", "state")
-# A finished pass rewrites the report only when the last write is this old: with a real model every
-# pass does, while a fast model is not slowed by rewriting a growing report after every pass.
+# A finished pass or chunk rewrites the report only when the last write is this old: with a real
+# model every one does, while a fast model is not slowed by rewriting a growing report (all its
+# chunks) after each of hundreds of chunks. The run's end always writes it.
 PROGRESS_EVERY_S = 1.0
 
 
@@ -127,8 +128,7 @@ class _Run:
             # a period that touched no note runs the passes that write new notes, and only those
             for p in (p for p in self.passes if self.writes_new(p) != bool(ev.touched)):
                 entry.passes.append(self.run_pass(p, ev))
-                if time.monotonic() - self._last_write >= PROGRESS_EVERY_S:
-                    self.report_progress(entry)
+                self.report_progress(entry, every=PROGRESS_EVERY_S)
             asked = [p for p in entry.passes if p.model_calls]
             if asked and all(p.reply_error for p in asked):
                 entry.seconds = time.monotonic() - started
@@ -144,12 +144,18 @@ class _Run:
         entry.seconds = time.monotonic() - started
         return entry
 
-    def report_progress(self, entry: ChunkEntry) -> None:
-        self.report.chunks = [
-            c for c in self.report.chunks if (c.since, c.until) != (entry.since, entry.until)
-        ] + [entry]
-        write_report(self.cfg.hippo_dir, self.report)
-        self._last_write = time.monotonic()
+    def report_progress(self, entry: ChunkEntry, *, every: float = 0.0) -> None:
+        """Put `entry` in the report; write the report unless it was written less than `every` s ago."""
+        last = self.report.chunks[-1] if self.report.chunks else None
+        if last is not None and (last.since, last.until) == (entry.since, entry.until):
+            self.report.chunks[-1] = entry
+        else:
+            self.report.chunks = [
+                c for c in self.report.chunks if (c.since, c.until) != (entry.since, entry.until)
+            ] + [entry]
+        if time.monotonic() - self._last_write >= every:
+            write_report(self.cfg.hippo_dir, self.report)
+            self._last_write = time.monotonic()
 
     @staticmethod
     def writes_new(p: Pass) -> bool:
@@ -382,7 +388,7 @@ def dream(
                 for n, chunk in enumerate(todo):
                     on_chunk(n, len(todo))
                     if chunk.key not in current.done:
-                        run.report_progress(run.chunk(chunk, records, conn, plan.new))
+                        run.report_progress(run.chunk(chunk, records, conn, plan.new), every=PROGRESS_EVERY_S)
                         if not opts.dry_run:
                             chunk_done(cfg, state, current, chunk)
                         checkpoint("state")

@@ -2,8 +2,9 @@
 
 The window runs from where the last run stopped (per pack, `.hippo/dream-state.json`) to now, in
 chunks of `dream.chunk_hours`. Each chunk runs every pass; a chunk is marked done (and the window
-advanced) only after all its passes and its apply finished, so a killed run is resumed under the
-same run id and commits, receipts and applies nothing twice (each is idempotent per proposal id).
+advanced) only after all its passes finished and its changes were applied or left to the apply at
+the run's end (which a resumed run always makes), so a killed run is resumed under the same run id
+and commits, receipts and applies nothing twice (each is idempotent per proposal id).
 `checkpoint(step)` is called between the steps, so tests can stop a run at any of them.
 """
 
@@ -46,6 +47,10 @@ STEPS = ("propose", "validate", "commit", "review", "receipt", "apply", "state")
 # model every one does, while a fast model is not slowed by rewriting a growing report (all its
 # chunks) after each of hundreds of chunks. The run's end always writes it.
 PROGRESS_EVERY_S = 1.0
+# Likewise a chunk's confirmed changes are applied (a fast-forward) when the last apply is this old,
+# else by a later chunk's apply or the one at the run's end: chunks of a fast model take
+# milliseconds, and an apply per chunk re-read every receipt each time.
+APPLY_EVERY_S = 5.0
 
 
 class ApplyStopped(HippoError):
@@ -95,6 +100,8 @@ class _Run:
         self.seen: set[str] = set()  # ids of valid proposals this run already handled
         self._reverted: dict[str, list[str]] = {}
         self._last_write = 0.0
+        self._last_apply = 0.0
+        self.deferred = False  # a finished chunk whose confirmed changes wait for a later apply
 
     def reverted(self, path: str) -> list[str]:
         if path not in self._reverted:
@@ -140,7 +147,10 @@ class _Run:
                     "check model_command (`git hippo config show`)",
                 )
             if self.report.apply_mode == "fast-forward":
-                self.apply(entry)
+                if time.monotonic() - self._last_apply >= APPLY_EVERY_S:
+                    self.apply(entry)
+                else:
+                    self.deferred = True
         entry.seconds = time.monotonic() - started
         return entry
 
@@ -272,7 +282,14 @@ class _Run:
             )
         self.report.resumed = entry
 
+    def apply_rest(self, resumed: bool) -> None:
+        """The apply of chunks whose own apply was deferred (or of a resumed run), at the run's end."""
+        if self.report.apply_mode == "fast-forward" and (self.deferred or resumed) and self.report.chunks:
+            self.apply(self.report.chunks[-1])
+
     def apply(self, entry: ChunkEntry) -> None:
+        self._last_apply = time.monotonic()
+        self.deferred = False
         if self.branch.tip is None:
             return
         try:
@@ -392,6 +409,7 @@ def dream(
                         if not opts.dry_run:
                             chunk_done(cfg, state, current, chunk)
                         checkpoint("state")
+                run.apply_rest(resumed=resume is not None)
                 on_chunk(len(todo), len(todo))
             except (CostGuardReached, ModelRunError, ApplyStopped, UnreadableReplies) as exc:
                 return stop(cfg, report, exc, run_id)

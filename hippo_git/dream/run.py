@@ -27,7 +27,7 @@ from hippo_git.dream.evidence import PassInput, TurnRef
 from hippo_git.dream.packs import Pack, Pass, default_packs, find_pack
 from hippo_git.dream.proposals import ProposalBranch, ProposalCommit
 from hippo_git.dream.protocol import parse_propose_reply, propose_request
-from hippo_git.dream.receipts import ReceiptBook, write_receipt
+from hippo_git.dream.receipts import ReceiptBook, write_receipts
 from hippo_git.dream.records import Proposal, Receipt
 from hippo_git.dream.report import ChunkEntry, PassEntry, ProposalEntry, RunReport, load_chunks, write_report
 from hippo_git.dream.revert import reverted_texts
@@ -97,6 +97,7 @@ class _Run:
         self.branch = ProposalBranch(cfg.root, run_id, base=tip, store=self.store)
         self.book = ReceiptBook.load(cfg.root, store=self.store)  # receipts as the run started
         self.written: dict[str, Receipt] = {}  # receipts this run wrote, by commit
+        self.unwritten: list[Receipt] = []  # a pass's receipts, written together as it ends
         self.seen: set[str] = set()  # ids of valid proposals this run already handled
         self._reverted: dict[str, list[str]] = {}
         self._last_write = 0.0
@@ -190,11 +191,22 @@ class _Run:
         self.checkpoint("propose")
         reply = parse_propose_reply(out.stdout, p.full_name)
         entry.reply_error, entry.item_errors = reply.unparsed, reply.errors
-        for proposal in reply.proposals[: p.spec.max_proposals]:
-            if proposal.id in self.seen:
-                continue  # proposed and handled earlier in this run
-            entry.proposals.append(self.one(p, proposal, shown, entry))
+        try:
+            for proposal in reply.proposals[: p.spec.max_proposals]:
+                if proposal.id in self.seen:
+                    continue  # proposed and handled earlier in this run
+                entry.proposals.append(self.one(p, proposal, shown, entry))
+        finally:
+            self.write_receipts()
         return entry
+
+    def write_receipts(self) -> None:
+        """The pass's receipts in one notes commit (one per receipt was most of a fast dream's git
+        work). A run killed before this reviews those commits again on resume: none is lost."""
+        if self.unwritten:
+            write_receipts(self.root, [(r, None) for r in self.unwritten], store=self.store)
+            self.unwritten = []
+            self.checkpoint("receipt")
 
     def one(self, p: Pass, proposal: Proposal, shown: PassInput, entry: PassEntry) -> ProposalEntry:
         item = ProposalEntry(
@@ -249,9 +261,8 @@ class _Run:
         verdict, reason = review(p, proposal, note_before(self.store, pc), turns, ask)
         self.checkpoint("review")
         receipt = pc.receipt(verdict, reviewer_record(p, self.model.argv), reason=reason)
-        write_receipt(self.root, receipt, store=self.store)
+        self.unwritten.append(receipt)
         self.written[pc.commit] = receipt
-        self.checkpoint("receipt")
         return verdict, reason, ""
 
     def review_pending(self, conn: sqlite3.Connection | None) -> None:
@@ -280,6 +291,7 @@ class _Run:
                     note="reviewed on resume",
                 )
             )
+        self.write_receipts()
         self.report.resumed = entry
 
     def apply_rest(self, resumed: bool) -> None:

@@ -183,12 +183,14 @@ def dream_workspace(base: Path, count: int, notes: int, now: datetime) -> Path:
 
 
 def user_env() -> dict[str, str]:
-    """The caller's environment with the venv's `git-hippo` first on PATH and no `claude` on it."""
+    """The caller's environment with the venv's `git-hippo` first on PATH and no `claude` on it, and
+    without PYTHONDONTWRITEBYTECODE (a user's Python caches bytecode)."""
     bin_dir = str(Path(sys.executable).parent)
     dirs = [
         d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not shutil.which("claude", path=d)
     ]
-    return {**os.environ, "PATH": os.pathsep.join([bin_dir, *dirs])}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PATH": os.pathsep.join([bin_dir, *dirs])}
 
 
 def dream_flow(root: Path, count: int) -> float:

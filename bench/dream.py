@@ -1,13 +1,15 @@
-"""Benchmark: dreaming with an instant model, propose → applied, against a bare pygit2 loop.
+"""Benchmark: `git hippo dream` as a user runs it, with the built-in offline model, against a bare pygit2 loop.
 
-Headline (issue 5): the real `hippo_git.dream.run.dream` orchestration with an in-process instant
-model, over a workspace set up for it (500 generated notes committed, Claude Code transcripts
-ingested into a real index, the shipped core pack): every chunk (one day, one session that reads
-30 notes and tags each with one of the three `append` passes) runs every pass; the model proposes
-one `append` per tagged note citing the tagging turn as evidence, and confirms every review. So
-1,000 proposals go propose → validate → commit → review → receipt → apply (one apply per chunk).
-The baseline, measured in the same run on an identical repository, is a bare pygit2 loop writing
-one commit (advancing a branch) and one git note per proposal. Target: hippo's rate ≥ 0.3 of it.
+Headline (issue 13): one `git hippo dream --json` process (the console script, as a user types
+it, no `model_command` configured and no `claude` on PATH, so the built-in offline model answers)
+over a workspace set up for it: 500 generated notes committed, one Claude Code session per day
+ingested into a real index, the shipped core pack. Each day's session reads 20 notes and says, per
+note, a rule ("Always use …") or a correction ("No, use …") naming it; the built-in model turns each
+into one `append` quoting it, and its review confirms it. So 1,000 proposals go propose → validate
+→ commit → review → receipt → apply, and the same process then runs the lessons scan, as a user's
+dream does. The baseline, measured in the same run on an identical repository, is a bare pygit2
+loop writing one commit (advancing a branch) and one git note per proposal. Target: hippo's rate
+≥ 0.3 of it; the script prints met or missed.
 
 Secondary lines: the git side alone (`ProposalBranch.commit` + `write_receipt` per proposal, then
 one `apply_run`), the time of that one apply of 1,000 confirmed proposals as a plain
@@ -16,7 +18,7 @@ fast-forward, and the same apply when the target moved on meanwhile (every propo
 Rounds (`--repeat`, default 3) alternate the baseline and the dream, each on fresh repositories after
 flushing the disk; the medians are compared (the disk of a shared machine is noisy).
 
-Run:  /tmp/venv/bin/python bench/dream.py [--proposals 1000] [--notes 500] [--repeat 3] [--skip-git-only]
+Run:  python bench/dream.py [--proposals 1000] [--notes 500] [--repeat 3] [--skip-git-only]
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,14 +39,11 @@ import pygit2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hippo_git.config import Config, load_config  # noqa: E402
+from hippo_git.config import load_config  # noqa: E402
 from hippo_git.dream.apply import apply_run  # noqa: E402
-from hippo_git.dream.prompt import parse_request  # noqa: E402
 from hippo_git.dream.proposals import ProposalBranch  # noqa: E402
 from hippo_git.dream.receipts import write_receipt  # noqa: E402
 from hippo_git.dream.records import Proposal, Reviewer  # noqa: E402
-from hippo_git.dream.run import DreamOptions, dream  # noqa: E402
-from hippo_git.dream.runner import InProcessModel  # noqa: E402
 from hippo_git.git.objects import GitStore  # noqa: E402
 from hippo_git.signals.refresh import ingest  # noqa: E402
 from tests.scripted_model import GITIGNORE, claude_transcript  # noqa: E402
@@ -134,108 +133,80 @@ def moved_apply(root: Path, items: list[Proposal]) -> float:
     return took
 
 
-# --- the real dream, with an instant in-process model ------------------------------------------------
+# --- the real dream, as a user runs it: `git hippo dream` with the built-in offline model --------
 
-APPEND_PASSES = ("core/facts", "core/decisions", "core/fixes")  # core/stale may only replace
-PER_PASS = 10  # max_proposals of each core pass: one chunk yields 30 proposals
-FIRST_DAY = datetime(2026, 1, 1, tzinfo=UTC)
-_TAGGED = re.compile(r"^\[(?P<pass>[a-z]+/[a-z]+)\] (?P<note>n\d+):")
+RULES_PER_DAY = 10  # "Always use …" prompts: core/decisions (max_proposals 10)
+CORRECTIONS_PER_DAY = 10  # "No, use …" prompts: core/facts (max_proposals 10)
+PER_DAY = RULES_PER_DAY + CORRECTIONS_PER_DAY
 
 
-def touches(count: int, notes: int) -> list[list[tuple[str, int]]]:
-    """Per day: (pass, note number) for each proposal the model will make that day."""
-    per_day = PER_PASS * len(APPEND_PASSES)
+def day_items(count: int, notes: int) -> list[list[tuple[str, int]]]:
+    """Per day: ("rule" | "correction", note number) for each proposal the built-in model will make."""
     days: list[list[tuple[str, int]]] = []
     for t in range(count):
-        if t % per_day == 0:
+        if t % PER_DAY == 0:
             days.append([])
-        days[-1].append((APPEND_PASSES[(t % per_day) // PER_PASS], t % notes))
+        days[-1].append(("rule" if t % PER_DAY < RULES_PER_DAY else "correction", t % notes))
     return days
 
 
-def dream_workspace(base: Path, count: int, notes: int) -> tuple[Config, datetime]:
-    """A committed workspace with `notes` notes and one ingested session per day; returns (cfg, now)."""
+def say_item(kind: str, k: int, d: int) -> str:
+    """A prompt the built-in model turns into one append to note n<k>: the note's stem is its only
+    word that other notes do not share, so the model picks that note."""
+    if kind == "rule":
+        return f"Always use `tk{k}x{d}` in n{k:04d}."
+    return f"No, use `tk{k}y{d}` in n{k:04d}."
+
+
+def dream_workspace(base: Path, count: int, notes: int, now: datetime) -> Path:
+    """A committed workspace with `notes` notes and one ingested session per day up to `now`,
+    set up as `git hippo init` leaves it (no model_command: the built-in model answers)."""
     root = make_repo(base / "dream", notes)
     (root / ".hippo").mkdir()
-    (root / ".hippo" / "hippo.toml").write_text(
-        'notes_dir = "notes"\ntarget_branch = "main"\nmodel_command = ["instant"]\n'
-        "[dream]\nmax_model_calls = 1000000\nmax_bytes = 2000000000\n"
-    )
+    (root / ".hippo" / "hippo.toml").write_text('notes_dir = "notes"\ntarget_branch = "main"\n')
     (root / ".hippo" / ".gitignore").write_text(GITIGNORE)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "hippo")
     cfg = load_config(root, env=dict(os.environ))
     project = base / "transcripts" / "project"
     project.mkdir(parents=True)
-    days = touches(count, notes)
+    days = day_items(count, notes)
+    first = (now - timedelta(days=len(days))).replace(hour=0, minute=0, second=0, microsecond=0)
     for d, day in enumerate(days):
-        turns: list[tuple[object, ...]] = []
-        for pass_name, k in day:
-            turns.append(("user", f"[{pass_name}] n{k:04d}: run `make target-{k}-{d}` before pushing."))
-            turns.append(("read", f"notes/n{k:04d}.md"))
+        turns: list[tuple[object, ...]] = [("read", f"notes/n{k:04d}.md") for _, k in day]
+        turns += [("user", say_item(kind, k, d)) for kind, k in day]
         turns.append(("assistant", "Noted."))
-        when = (FIRST_DAY + timedelta(days=d)).strftime("%Y-%m-%d")
+        when = (first + timedelta(days=d)).strftime("%Y-%m-%d")
         (project / f"s{d:04d}.jsonl").write_text(claude_transcript(f"s{d:04d}", root, when, turns))
     ingest(cfg, root=base / "transcripts", harness="claude-code")
-    return cfg, FIRST_DAY + timedelta(days=len(days))
+    return root
 
 
-def instant_answer(prompt: str) -> str:
-    """Propose one `append` per turn tagged with the asking pass; confirm every review."""
-    task = json.loads(prompt.split("\n", 1)[0].removeprefix("HIPPO-REQUEST ")).get("task")
-    if task == "review":
-        return '{"verdict": "confirm", "reason": "the cited turn says so"}'
-    if task != "propose":
-        return '{"lessons": []}'
-    req = parse_request(prompt)
-    shown = {b.meta["path"] for b in req.of_type("note")}
-    found = []
-    for turn in req.of_type("turn"):
-        m = _TAGGED.match(turn.text)
-        path = f"notes/{m['note']}.md" if m else ""
-        if m and m["pass"] == req.header["pass"] and path in shown:
-            found.append(
-                {
-                    "op": "append",
-                    "path": path,
-                    "new": f"- {turn.text.split(': ', 1)[1]} ({turn.meta['id']})",
-                    "evidence": [turn.meta["id"]],
-                    "rationale": "the session says so",
-                }
-            )
-    return json.dumps({"proposals": found})
+def user_env() -> dict[str, str]:
+    """The caller's environment with the venv's `git-hippo` first on PATH and no `claude` on it, and
+    without PYTHONDONTWRITEBYTECODE (a user's Python caches bytecode)."""
+    bin_dir = str(Path(sys.executable).parent)
+    dirs = [
+        d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not shutil.which("claude", path=d)
+    ]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PATH": os.pathsep.join([bin_dir, *dirs])}
 
 
-def dream_flow(cfg: Config, now: datetime, count: int) -> tuple[float, float]:
-    """(seconds of the whole dream() call, seconds until its last chunk was applied)."""
-    chunks_done: list[float] = []
-
-    def on_chunk(done: int, total: int) -> None:
-        if done == total:
-            chunks_done.append(time.perf_counter())
-
-    model = InProcessModel(("instant",), instant_answer)
+def dream_flow(root: Path, count: int) -> float:
+    """Seconds of one `git hippo dream --json` process, checked: every proposal applied."""
     started = time.perf_counter()
-    report = dream(
-        cfg,
-        DreamOptions(until=now),
-        env=dict(os.environ),
-        now=now,
-        model=model,
-        run_id="bench",
-        on_chunk=on_chunk,
+    proc = subprocess.run(
+        ["git", "hippo", "dream", "--json"], cwd=root, env=user_env(), capture_output=True, text=True
     )
     took = time.perf_counter() - started
-    items = [i for c in report.chunks for p in c.passes for i in p.proposals]
-    applied = sum(len(c.applied) for c in report.chunks)
-    assert report.status == "complete", (report.status, report.stopped)
-    assert len(items) == count and all(i.valid and i.verdict == "confirm" for i in items), (
-        len(items),
-        [i for i in items if not i.valid][:2],
-    )
-    assert applied == count, (applied, count)
-    assert git(cfg.root, "status", "--porcelain") == ""
-    return took, chunks_done[0] - started
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    t = report["totals"]
+    assert report["heuristic"] and report["status"] == "complete", (report["status"], report["stopped"])
+    assert (t["proposals"], t["confirmed"], t["applied"]) == (count, count, count), t
+    assert git(root, "status", "--porcelain") == ""
+    return took
 
 
 def settled() -> None:
@@ -256,40 +227,40 @@ def main() -> None:
     os.environ.setdefault("GIT_COMMITTER_EMAIL", "bench@example.com")
     items = proposals(args.proposals, args.notes)
     n = len(items)
+    now = datetime.now(UTC)
     bare: list[float] = []
-    dreams: list[tuple[float, float]] = []
+    dreams: list[float] = []
     with tempfile.TemporaryDirectory(prefix="hippo-bench-dream-") as tmp:
         for r in range(max(1, args.repeat)):  # alternating, so a slow spell of the disk hits both
             base = Path(tmp) / f"round{r}"
             os.environ["HIPPO_HOME"] = str(base / "hippo-home")  # the index and model runs stay in here
-            cfg, now = dream_workspace(base, n, args.notes)
+            root = dream_workspace(base, n, args.notes, now)
             repo = make_repo(base / "bare", args.notes)
             settled()
             bare.append(bare_loop(repo, items))
             settled()
-            dreams.append(dream_flow(cfg, now, n))
+            dreams.append(dream_flow(root, n))
         if not args.skip_git_only:
             settled()
             flow_s, apply_s = hippo_flow(make_repo(Path(tmp) / "hippo", args.notes), items)
             settled()
             replay_s = moved_apply(make_repo(Path(tmp) / "moved", args.notes), items)
     bare_s = statistics.median(bare)
-    dream_s = statistics.median(d for d, _ in dreams)
-    tail_s = statistics.median(d - c for d, c in dreams)
+    dream_s = statistics.median(dreams)
     bare_rate = n / bare_s
     dream_rate = n / dream_s
-    days = len(touches(n, args.notes))
+    ratio = dream_rate / bare_rate
+    days = len(day_items(n, args.notes))
     rounds = f"median of {len(bare)} rounds" if len(bare) > 1 else "one round"
-    print(f"proposals: {n} over {args.notes} notes ({days} chunks × 4 core passes, instant model; {rounds})")
+    print(f"proposals: {n} over {args.notes} notes ({days} daily sessions, built-in offline model; {rounds})")
     print(
         f"bare pygit2 loop (commit + note each): {bare_s:.2f} s → {bare_rate:.0f} proposals/s   {_each(bare)}"
     )
     print(
-        f"dream() propose → validate → commit → review → receipt → apply: {dream_s:.2f} s → "
-        f"{dream_rate:.0f} proposals/s   {_each([d for d, _ in dreams])}"
+        f"`git hippo dream` process (propose → validate → commit → review → receipt → apply, then the "
+        f"lessons scan): {dream_s:.2f} s → {dream_rate:.0f} proposals/s   {_each(dreams)}"
     )
-    print(f"  of which after the last chunk was applied (state, report, lessons scan): {tail_s:.2f} s")
-    print(f"ratio dream / bare: {dream_rate / bare_rate:.2f}  (target ≥ 0.30)")
+    print(f"ratio dream / bare: {ratio:.2f}  (target ≥ 0.30: {'met' if ratio >= 0.3 else 'missed'})")
     if args.skip_git_only:
         return
     git_rate = n / (flow_s + apply_s)

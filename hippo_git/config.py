@@ -7,7 +7,6 @@ the commented template that `init` writes, and `config show`.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import tomllib
@@ -329,6 +328,8 @@ def parse_toml_text(path: Path, text: str, where: str) -> dict[str, Any]:
         key = _BY_NAME.get(name)
         if key is None or where not in key.where:
             valid = [k.name for k in SCHEMA if where in k.where]
+            import difflib  # only for a misspelt key: the git hooks load config on every commit
+
             close = difflib.get_close_matches(name, valid, n=1)
             hint = f"did you mean {close[0]!r}?" if close else "valid keys: " + ", ".join(valid)
             raise ConfigError(f"{path}:{line}: unknown key {name!r}", hint=hint)

@@ -172,3 +172,49 @@ def test_branch_read_from_head_in_worktrees_and_detached(tmp_path: Path) -> None
     git(repo, "checkout", "-q", "--detach")
     block = build_context(load_config(repo))
     assert block.branch is None and "detached HEAD at " + git(repo, "rev-parse", "HEAD")[:12] in block.text
+
+
+def test_an_entry_note_past_the_budget_is_shortened_for_agents_and_flagged(tmp_path: Path) -> None:
+    """Dreams keep appending to the entry note: agents still get a block, lint and doctor say so."""
+    dreamt = "".join(f'- Rule: "Always run check number {n} before pushing." (s{n}#1)\n' for n in range(300))
+    toml = '[context]\nrequired = ["conventions.md"]\nbudget_bytes = 6000\n'
+    repo = _repo(tmp_path, toml=toml)
+    index = repo / "notes/index.md"
+    near = index.read_text() + dreamt[: 5000 - len(index.read_text())]
+    index.write_text(near)
+    lint = json.loads(run_cli(["notes", "lint", "--json"], cwd=repo).stdout)
+    (warned,) = [i for i in lint["issues"] if i["kind"] == "context_budget"]
+    assert "near context.budget_bytes = 6,000" in warned["message"] and warned["path"] == "notes/index.md"
+    index.write_text(near + dreamt)
+    block = run_cli(["context", "--task", "deploy"], cwd=repo)
+    assert block.returncode == 0, block.stderr
+    assert len(block.stdout.encode()) <= 6000 and block.stdout.startswith("# Context from hippo_git")
+    assert '<note path="notes/index.md" role="entry, shortened">\n---\ntitle: Index' in block.stdout
+    assert "read the full note at notes/index.md]" in block.stdout and "# Conventions" in block.stdout
+    strict = run_cli(["context", "--budget", "6000"], cwd=repo)
+    assert strict.returncode == 1 and "notes/index.md 23," in strict.stderr  # the sizes, named
+    hook = run_cli(
+        ["hook", "session-start"], cwd=repo, input=json.dumps({"session_id": "s-9", "cwd": str(repo)})
+    )
+    context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "read the full note at notes/index.md]" in context and "could not build" not in context
+    lint = json.loads(run_cli(["notes", "lint", "--json"], cwd=repo).stdout)
+    assert any("past context.budget_bytes" in i["message"] for i in lint["issues"])
+    doctor = json.loads(run_cli(["doctor", "--json"], cwd=repo).stdout)
+    rows = doctor["checks"] if isinstance(doctor, dict) else doctor
+    (size,) = [c for c in rows if c["check"] == "context size"]
+    assert size["status"] == "red" and "notes/index.md" in size["fix"]
+
+
+@pytest.mark.parametrize("budget", [600, 900, 1500, 2500, 4000, 7000])
+def test_degrading_fits_every_budget_with_each_note_pointed_to(tmp_path: Path, budget: int) -> None:
+    big = "# Conventions\n" + "".join(f"- convention {n}: ruff, mypy, pytest -x.\n" for n in range(200))
+    repo = _repo(tmp_path, extra={"notes/conventions.md": big, "notes/index.md": "# Index\n" + big[14:]})
+    block = build_context(load_config(repo), "deploy", budget=budget, degrade=True)
+    assert block.size <= budget
+    for path in ("notes/index.md", "notes/conventions.md"):
+        assert f"read the full note at {path}]" in block.text or (
+            "Context notes left out to fit the budget" in block.text and path in block.text
+        )
+    with pytest.raises(HippoError, match="over the budget"):
+        build_context(load_config(repo), "deploy", budget=budget)  # an explicit budget is strict

@@ -14,7 +14,7 @@ from hippo_git.dream.receipts import receipts_for
 from hippo_git.dream.revert import revert, reverted_texts
 from hippo_git.errors import HippoError
 from tests.conftest import git, run_cli
-from tests.dream_git_support import NOTES, THREE, fsck_clean, notes_repo, propose, receipt_lines, review
+from tests.dream_git_support import NOTES, THREE, fsck_clean, notes_repo, prop, propose, receipt_lines, review
 
 
 @pytest.fixture
@@ -115,12 +115,15 @@ def test_cli_apply_proposals_receipts_revert(tmp_path: Path, hippo: Any) -> None
     assert [v["status"] for v in after] == ["applied", "rejected", "applied"]
     receipts = json.loads(hippo(["receipts", "--json"], cwd=root).stdout)
     assert {r["reason"] for r in receipts} >= {"confirmed by script", "rejected by script"}
-    refused = hippo(["revert", pcs[0].proposal_id], cwd=root)  # the later replace changed the note since
-    assert refused.exit_code == 1 and "--force" in refused.output
+    older = hippo(["revert", pcs[0].proposal_id], cwd=root)  # a later dream change (the replace) came after
+    assert older.exit_code == 0, older.output
+    assert "runs ruff" not in (root / "notes/build.md").read_text()
+    assert "Run `make -j4` to build." in (root / "notes/build.md").read_text()
     reverted = hippo(["revert", pcs[2].proposal_id, "--json"], cwd=root)
     assert reverted.exit_code == 0, reverted.output
     assert json.loads(reverted.stdout)["path"] == "notes/build.md"
-    assert json.loads(hippo(["proposals", "--json"], cwd=root).stdout)[2]["status"] == "reverted"
+    statuses = [v["status"] for v in json.loads(hippo(["proposals", "--json"], cwd=root).stdout)]
+    assert statuses == ["reverted", "rejected", "reverted"]
     table = hippo(["receipts"], cwd=root).stdout
     assert "revert" in table and "KIND" in table
     runs = json.loads(hippo(["proposals", "--runs", "--json"], cwd=root).stdout)
@@ -152,3 +155,40 @@ def test_receipts_through_the_real_console_entry(applied: tuple[Path, list[Any]]
     assert {r["proposal"] for r in rows} >= {pc.proposal_id for pc in pcs}
     bad = run_cli(["revert", "not-an-id"], cwd=root)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "not a proposal id" in bad.stderr
+
+
+def test_any_applied_dream_change_reverts_whatever_was_appended_after_it(tmp_path: Path) -> None:
+    """Dreams append at the end of a note: reverting the oldest of three appends leaves the other two."""
+    root = notes_repo(tmp_path / "repo")
+    appends = [prop("notes/build.md", f"- fact number {n}: run `make step-{n}`.", turn=n) for n in (1, 2, 3)]
+    pcs = propose(root, "r1", appends)
+    review(root, pcs)
+    apply_run(root, load_config(root), "r1")
+    first = revert(root, pcs[0].proposal_id)
+    text = (root / "notes/build.md").read_text()
+    assert first.created and "fact number 1" not in text
+    assert text.endswith("- fact number 2: run `make step-2`.\n- fact number 3: run `make step-3`.\n")
+    assert text.startswith(NOTES["notes/build.md"])
+    revert(root, pcs[1].proposal_id)  # the middle one, after a revert too
+    assert (root / "notes/build.md").read_text() == NOTES[
+        "notes/build.md"
+    ] + "- fact number 3: run `make step-3`.\n"
+    assert git(root, "status", "--porcelain") == ""
+    # a person's edit since still needs --force; forced, the change's own text still goes cleanly
+    path = root / "notes/build.md"
+    path.write_text(path.read_text().replace("# Build", "# Building"))
+    git(root, "commit", "-qam", "human edit")
+    with pytest.raises(HippoError, match="changed since"):
+        revert(root, pcs[2].proposal_id)
+    revert(root, pcs[2].proposal_id, force=True)
+    assert path.read_text() == NOTES["notes/build.md"].replace("# Build", "# Building")
+    fsck_clean(root)
+
+
+def test_unapply_takes_out_only_the_changes_own_text() -> None:
+    from hippo_git.dream.revert import unapply
+
+    assert unapply("A\nB", "A\nB\n- x\n", "A\nB\n- x\n- y\n") == "A\nB\n- y\n"
+    assert unapply("A\nold\n", "A\nnew\n", "A\nnew\n- y\n") == "A\nold\n- y\n"
+    assert unapply("A\n", "A\n- x\n", "A\n- x\n- x\n") is None  # twice: which one is not known
+    assert unapply("A\n", "A\n- x\n", "A\n- x, edited\n") is None  # changed since

@@ -7,13 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hippo_git.dream.evidence import NoteText, PassInput, TurnRef
 from hippo_git.dream.heuristic import answer, find_items
 from hippo_git.dream.packs import find_pack
 from hippo_git.dream.prompt import Block, Section, parse_request, render
 from hippo_git.dream.protocol import parse_propose_reply, parse_review_reply, propose_request, review_request
+from hippo_git.dream.quotes import quotes_in
 from hippo_git.dream.records import Proposal
-from hippo_git.dream.validate import quotes_in
+from hippo_git.dream.runner import ModelRunError, heuristic_argv
 
 TURNS = (
     TurnRef(
@@ -180,3 +183,33 @@ def test_the_command_speaks_the_protocol_on_stdin_and_stdout() -> None:
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["proposals"][0]["evidence"] == ["s1#0"]
     assert parse_request(prompt).task == "propose"
+
+
+def test_the_command_loads_neither_pydantic_nor_pygit2() -> None:
+    """Its own process (a configured `git hippo model heuristic`) stays light: a Python start per call."""
+    prompt = propose_request(_pass("facts"), _shown(), notes_dir="notes")
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "hippo_git", "model", "heuristic"],
+        input=prompt,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0
+    loaded = {
+        line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time")
+    }
+    assert "hippo_git.dream.heuristic" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("pydantic", "pygit2", "git")}
+
+
+def test_a_dream_answers_with_the_built_in_model_in_process(tmp_path: Path) -> None:
+    from hippo_git.dream.runner import InProcessModel, make_model
+
+    model = make_model(heuristic_argv(), tmp_path, "run-1", {}, 10.0)
+    assert isinstance(model, InProcessModel) and model.argv == heuristic_argv()
+    prompt = propose_request(_pass("facts"), _shown(), notes_dir="notes")
+    assert json.loads(model(prompt).stdout)["proposals"][0]["evidence"] == ["s1#0"]
+    assert not (tmp_path / "model-runs").exists()  # no scratch folder, no process
+    with pytest.raises(ModelRunError, match="built-in model exited with status 2"):
+        model("not a request")
+    assert not isinstance(make_model(["llm", "-m", "x"], tmp_path, "run-1", {}, 10.0), InProcessModel)

@@ -22,13 +22,14 @@ def _copy_core(repo: Path, name: str = "team") -> Path:
     return dest
 
 
-def test_core_ships_four_passes_with_prompts_and_a_reviewer(tmp_path: Path) -> None:
+def test_core_ships_five_passes_with_prompts_and_a_reviewer(tmp_path: Path) -> None:
     core = find_pack(tmp_path / ".hippo", "core")
     assert core.source == "shipped" and [p.name for p in core.passes] == [
         "facts",
         "decisions",
         "fixes",
         "stale",
+        "topics",  # a newcomer's first notes
     ]
     for p in core.passes:
         assert p.prompt.strip() and p.persona_name == "core/reviewer" and "reject" in p.persona
@@ -124,7 +125,7 @@ def test_packs_cli(tmp_path: Path, hippo: Any) -> None:
     (broken / "passes" / "facts.toml").write_text("description = 3\n")
     rows = json.loads(hippo(["packs", "list", "--json"], cwd=repo).output)
     by_name = {r["name"]: r for r in rows}
-    assert by_name["core"]["passes"] == ["facts", "decisions", "fixes", "stale"]
+    assert by_name["core"]["passes"] == ["facts", "decisions", "fixes", "stale", "topics"]
     assert "key 'description'" in by_name["broken"]["error"]
     shown = hippo(["packs", "show", "core"], cwd=repo)
     assert shown.exit_code == 0 and "reviewer core/reviewer" in shown.output

@@ -218,3 +218,22 @@ def test_a_finished_dream_scans_for_lessons_with_its_model(tmp_path: Path) -> No
     assert [(item.kind, item.drafted_by[-2:]) for item in list_lessons(cfg)] == [
         ("correction", ["model", "heuristic"])
     ]
+
+
+def test_a_no_rule_answer_holds_for_its_model_only(tmp_path: Path) -> None:
+    cfg, _ = _repo(tmp_path)
+    first = scan(cfg, env=os.environ, now=NOW, model=_heuristic())
+    assert first.no_rule == 1  # the offline model drafts no rule for the repeated failure
+    same = scan(cfg, env=os.environ, now=NOW, model=_heuristic())
+    assert (same.already_drafted, same.drafted) == (2, 0)
+    asked: list[str] = []
+
+    def better(prompt: str) -> str:
+        asked.append(prompt)
+        return heuristic.answer(prompt)[1]
+
+    other = scan(cfg, env=os.environ, now=NOW, model=InProcessModel(("better-model",), better))
+    assert (other.already_drafted, other.drafted, other.no_rule) == (1, 1, 1)
+    assert len(asked) == 1 and '"kind": "repeated_failure"' in asked[0].split("\n", 1)[0]
+    again = scan(cfg, env=os.environ, now=NOW, model=InProcessModel(("better-model",), better))
+    assert again.drafted == 0 and len(asked) == 1

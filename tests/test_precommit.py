@@ -96,3 +96,61 @@ def test_post_merge_lists_dream_changes_and_missing_receipts(ws: Path) -> None:
     assert "hippo: re-read 2 changed note(s)" in proc.stderr
     assert "dream change arrived:" in proc.stderr and "(confirmed by core/skeptic)" in proc.stderr
     assert "has no confirming receipt here" in proc.stderr and "git hippo sync" in proc.stderr
+
+
+def _hook(ws: Path) -> subprocess.CompletedProcess[str]:
+    """The check as the installed shim runs it, with the modules it loaded listed (-X importtime)."""
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "hippo_git", "hook", "pre-commit"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+    )
+
+
+def _loaded(stderr: str) -> set[str]:
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_the_hook_loads_no_click_no_pydantic_no_pygit2(ws: Path) -> None:
+    """Every commit waits for it: the shim's `python -m hippo_git hook pre-commit` skips the CLI."""
+    (ws / "notes/ops.md").write_text("# Ops\n\nSee [[build]] and [[nowhere]].\n")
+    git(ws, "add", "notes/ops.md")
+    proc = _hook(ws)
+    assert proc.returncode == 0
+    assert "hippo: warning: notes/ops.md:3: broken link [[nowhere]]" in proc.stderr
+    loaded = _loaded(proc.stderr)
+    assert "hippo_git.git.staged" in loaded and "hippo_git.transcripts.redact" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("click", "pydantic", "pygit2", "git", "difflib")}
+
+
+def test_the_fast_hook_entry_fails_like_the_cli(ws: Path) -> None:
+    (ws / "notes/deploy.md").write_text(f"# Deploy\n\naws key {FAKE_KEY} here\n")
+    git(ws, "add", "notes/deploy.md")
+    blocked = _hook(ws)
+    assert blocked.returncode == 1 and "notes/deploy.md:3: looks like a secret" in blocked.stderr
+    (ws / ".hippo/hippo.toml").write_text("notes_dir = [\n")
+    broken = _hook(ws)
+    assert broken.returncode == 1 and "error: " in broken.stderr and "hippo.toml" in broken.stderr
+    assert "Traceback" not in broken.stderr
+
+
+def test_redaction_compiles_only_the_patterns_a_text_reaches() -> None:
+    """Compiling every pattern cost ~100 ms of each commit; a plain note reaches almost none."""
+    import sys
+
+    code = (
+        "from hippo_git.transcripts import redact as r, redact_tables as t\n"
+        "r.find_secrets('# Build\\n\\nRun make test. See [[index]].\\n')\n"
+        "rows = lambda: [rx for _, rx in sum(r._DISPATCH.values(), [])] + [row[1] for row in r._RULES]\n"
+        "lazy = sum(isinstance(rx, t.LazyPattern) for rx in rows())\n"
+        f"assert r.find_secrets('aws key {FAKE_KEY} here') == [(1, 'aws_access_key_id')]\n"
+        "left = sum(isinstance(rx, t.LazyPattern) for rx in rows())\n"
+        "print(len(rows()), lazy, left)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    total, lazy, left = map(int, proc.stdout.split())
+    assert total > 50 and lazy == total and left < lazy

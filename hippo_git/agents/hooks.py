@@ -216,18 +216,17 @@ def _session_start(
 
 
 def _build(cfg: Config, harness: str, context: Any, deadline: float) -> Any:
-    """The context block; for Claude Code within its 10,000-character hook cap when it can be."""
+    """The context block, never refused for its size (required notes that do not fit are shortened);
+    for Claude Code within its 10,000-character hook cap; with the memories relevant to it."""
     from hippo_git.memories.framing import context_extra
 
-    extra = context_extra(cfg)
-    if harness == "claude-code" and cfg.context.budget_bytes > context.CLAUDE_HOOK_MAX_BYTES:
-        try:
-            return context.build_context(
-                cfg, budget=context.CLAUDE_HOOK_MAX_BYTES, deadline=deadline, extra=extra
-            )
-        except HippoError:
-            pass  # the required notes alone are bigger: Claude moves long text to a file, still usable
-    return context.build_context(cfg, deadline=deadline, extra=extra)
+    return context.build_context(
+        cfg,
+        for_claude_hook=harness == "claude-code",
+        degrade=True,
+        deadline=deadline,
+        extra=context_extra(cfg),
+    )
 
 
 def spawn_notes_index(home: Path, root: Path) -> None:

@@ -43,6 +43,10 @@ def apply_cmd(run: str | None, as_json: bool) -> None:
         f"run {result.run}: {len(result.applied)} applied, {len(result.already)} already applied, "
         f"{len(result.stale)} stale, {len(result.refused)} not confirmed; {moved}{where}"
     )
+    if result.stale:
+        from hippo_git.dream.settle import settle_hint
+
+        say(f"hint: the stale ones will not apply as they are: {settle_hint(result.run or 'RUN')}")
 
 
 @click.command("proposals")
@@ -185,11 +189,16 @@ def dream_cmd(
             f"{t['confirmed']} confirmed, {t['rejected']} rejected, {t['applied']} applied, {t['stale']} stale "
             f"({t['model_calls']} model calls, {t['chunks']} chunks, {t['chunks_skipped']} skipped)"
         )
+        if not t["proposals"]:
+            for line in report.why_nothing():
+                say(f"  skipped {line}")
         say(f"report: {report_paths(cfg.hippo_dir, report.run)[1]}")
     if report.status != "complete":
-        say(f"stopped: {report.stopped}")
+        say(f"{report.status}: {report.stopped}")
     elif report.stopped:
         say(report.stopped)
+    if report.lessons_stopped:
+        say(f"lessons scan stopped: {report.lessons_stopped}; `git hippo lessons scan` goes on")
     if report.hint:
         say(f"hint: {report.hint}")
     if report.status != "complete":

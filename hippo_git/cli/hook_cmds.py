@@ -15,11 +15,7 @@ from pathlib import Path
 
 import click
 
-# Git hooks: name → "module:function"; function(root: Path, argv: list[str]) -> (exit, stdout, stderr)
-GIT_HOOKS: dict[str, str] = {
-    "pre-commit": "hippo_git.team.githooks:pre_commit",
-    "post-merge": "hippo_git.team.githooks:post_merge",
-}
+from hippo_git.cli.git_hook_entry import GIT_HOOKS
 
 # Agent hooks: function(event: str, payload_text: str, cwd: Path) -> (exit, stdout, stderr)
 AGENT_HOOK_HANDLER = "hippo_git.agents.hooks:handle"

@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "proposals": ("dream_cmds", "proposals_cmd"),
     "receipts": ("dream_cmds", "receipts_cmd"),
     "revert": ("dream_cmds", "revert_cmd"),
+    "settle": ("settle_cmds", "settle_cmd"),
     "packs": ("pack_cmds", "packs_group"),
     "registry": ("pack_cmds", "registry_group"),
     "model": ("dream_cmds", "model_group"),

@@ -2,7 +2,8 @@
 
 The caps come from hippo.toml (`dream.max_model_calls`, `dream.max_bytes`). A call that would pass
 either is not made: the run stops, says so in its report, and the next `git hippo dream` resumes
-the run where it stopped with a fresh budget.
+the run where it stopped with a fresh budget. The built-in offline model costs nothing, so its
+calls are counted but never capped: a day's run with it never stops partway on a guard.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ class Tally(Protocol):
 
 
 class CostGuard:
-    def __init__(self, max_calls: int, max_bytes: int) -> None:
+    def __init__(self, max_calls: int, max_bytes: int, *, capped: bool = True) -> None:
         self.max_calls = max_calls
         self.max_bytes = max_bytes
+        self.capped = capped
         self.calls = 0
         self.bytes_in = 0
 
@@ -37,9 +39,9 @@ class CostGuard:
         """Run one model call if the caps allow it, booking its cost on `tally`."""
         size = len(prompt.encode("utf-8"))
         hint = "raise it in .hippo/hippo.toml [dream], or run `git hippo dream` again to go on with a fresh budget"
-        if self.calls + 1 > self.max_calls:
+        if self.capped and self.calls + 1 > self.max_calls:
             raise CostGuardReached(f"the run reached dream.max_model_calls = {self.max_calls}", hint=hint)
-        if self.bytes_in + size > self.max_bytes:
+        if self.capped and self.bytes_in + size > self.max_bytes:
             raise CostGuardReached(
                 f"the next prompt would pass dream.max_bytes = {self.max_bytes} bytes in this run", hint=hint
             )

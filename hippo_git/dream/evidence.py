@@ -54,9 +54,10 @@ class NoteText:
     text: str
     blob: str  # blob id in the tree the proposal will build on
     sessions: tuple[str, ...] = ()  # the chunk's sessions that touched or cited it
+    new: bool = False  # a note to write for a recurring topic: it does not exist yet
 
     def meta(self) -> dict[str, object]:
-        return {
+        meta: dict[str, object] = {
             "type": "note",
             "path": self.path,
             "blob": self.blob,
@@ -64,6 +65,9 @@ class NoteText:
             "max_change_bytes": max_change_bytes(self.text),
             "sessions": list(self.sessions),
         }
+        if self.new:
+            meta["new"] = True
+        return meta
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,13 @@ turns from the index (already redacted, invariant 2), notes from the tree the pr
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hippo_git.dream.evidence import NoteText, PassInput, SessionBrief, TurnRef, fit_budget
 from hippo_git.dream.packs import Pass
@@ -22,6 +23,9 @@ from hippo_git.git.objects import NULL_OID, GitStore
 from hippo_git.index.sessions import get_turns
 from hippo_git.notes.graph import Resolver
 from hippo_git.notes.parse import link_targets
+
+if TYPE_CHECKING:
+    from hippo_git.dream import window
 
 
 def parse_time(value: object) -> datetime | None:
@@ -94,12 +98,14 @@ def chunk_evidence(
     *,
     root: Path,
     notes_dir: str,
+    new: window.NewTurns | None = None,
 ) -> ChunkEvidence:
-    """The chunk's sessions, the notes they touched or cited, and their turns inside the chunk."""
+    """The chunk's sessions, the notes they touched or cited, and their turns inside the chunk
+    (only the turns `new` names as not dreamt over yet, when given)."""
     ev = ChunkEvidence()
     resolver: Resolver | None = None
     for record in sorted(records, key=lambda r: (str(r.get("started")), str(r.get("id")))):
-        if not _in_chunk(record, chunk):
+        if not _in_chunk(record, chunk) or (new is not None and not new.session(record)):
             continue
         sid = str(record["id"])
         handoff = str(record.get("handoff") or "")
@@ -124,9 +130,12 @@ def chunk_evidence(
                     ev.touched[path].append(sid)
         if conn is None:
             continue
-        started_in = chunk.since <= (parse_time(record.get("started")) or chunk.since) < chunk.until
+        started = parse_time(record.get("started"))
+        started_in = chunk.since <= (started or chunk.since) < chunk.until
         for row in get_turns(conn, sid):
             ts = parse_time(row.ts)
+            if new is not None and not new.turn(sid, row.seq, ts, started):
+                continue
             if (ts is None and started_in) or (ts is not None and chunk.since <= ts < chunk.until):
                 ev.turns.append(
                     TurnRef(
@@ -173,7 +182,8 @@ def pass_input(
     kinds = set(p.spec.turn_kinds)
     turns = [t for t in ev.turns if t.kind in kinds] if "turns" in p.spec.reads else []
     sessions = ev.sessions if "sessions" in p.spec.reads else []
-    shown_notes = list(notes.values()) if "notes" in p.spec.reads else []
+    reads_notes = "notes" in p.spec.reads or "new_notes" in p.spec.reads
+    shown_notes = list(notes.values()) if reads_notes else []
     kept_notes, kept_turns, cut = fit_budget(shown_notes, turns, sessions, p.spec.budget_bytes)
     return PassInput(
         notes=tuple(kept_notes),
@@ -182,3 +192,200 @@ def pass_input(
         reverted={n.path: tuple(reverted(n.path)) for n in kept_notes},
         cut_turns=cut,
     )
+
+
+# Words too common in agent sessions to name a topic.
+_STOP = frozenset(
+    [
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "along",
+        "already",
+        "also",
+        "always",
+        "another",
+        "anything",
+        "around",
+        "because",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "build",
+        "called",
+        "cannot",
+        "change",
+        "changed",
+        "changes",
+        "check",
+        "could",
+        "doing",
+        "done",
+        "during",
+        "each",
+        "either",
+        "error",
+        "every",
+        "everything",
+        "example",
+        "failed",
+        "file",
+        "files",
+        "first",
+        "fixed",
+        "following",
+        "found",
+        "going",
+        "great",
+        "have",
+        "having",
+        "here",
+        "however",
+        "instead",
+        "into",
+        "issue",
+        "just",
+        "know",
+        "later",
+        "least",
+        "like",
+        "line",
+        "lines",
+        "little",
+        "looks",
+        "make",
+        "makes",
+        "many",
+        "maybe",
+        "might",
+        "more",
+        "most",
+        "much",
+        "must",
+        "need",
+        "needs",
+        "never",
+        "next",
+        "nothing",
+        "notes",
+        "number",
+        "often",
+        "only",
+        "other",
+        "output",
+        "please",
+        "point",
+        "pretty",
+        "probably",
+        "really",
+        "right",
+        "same",
+        "second",
+        "should",
+        "since",
+        "something",
+        "still",
+        "such",
+        "sure",
+        "take",
+        "than",
+        "thank",
+        "thanks",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "thing",
+        "things",
+        "think",
+        "this",
+        "those",
+        "though",
+        "through",
+        "today",
+        "together",
+        "tried",
+        "under",
+        "until",
+        "using",
+        "very",
+        "want",
+        "wants",
+        "well",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "will",
+        "with",
+        "without",
+        "work",
+        "works",
+        "would",
+        "write",
+        "wrong",
+        "your",
+        "yours",
+        "added",
+        "adding",
+        "command",
+        "commands",
+        "running",
+        "should",
+    ]
+)
+_TOPIC_WORD = re.compile(r"\b[a-z][a-z0-9]{4,24}\b")
+MAX_TOPICS = 5
+NO_TOPICS = "no recurring topic without a note"
+
+
+def recurring_topics(ev: ChunkEvidence, notes_dir: str, known: Callable[[str], bool]) -> dict[str, list[str]]:
+    """Note paths for the topics that recur in the chunk's prompts and answers (a word in two or more
+    turns), most sessions and turns first, with the sessions that mention each; a topic a note
+    already covers (`known(path)`) is left out."""
+    turns: dict[str, set[str]] = {}
+    sessions: dict[str, list[str]] = {}
+    for t in ev.turns:
+        if t.kind not in ("prompt", "answer"):
+            continue
+        for word in set(_TOPIC_WORD.findall(t.text.lower())) - _STOP:
+            turns.setdefault(word, set()).add(t.id)
+            if t.session not in sessions.setdefault(word, []):
+                sessions[word].append(t.session)
+    ranked = sorted(
+        (w for w, ids in turns.items() if len(ids) >= 2),
+        key=lambda w: (-len(sessions[w]), -len(turns[w]), w),
+    )
+    found: dict[str, list[str]] = {}
+    for word in ranked:
+        path = f"{notes_dir.strip('/')}/{word}.md"
+        if not known(path):
+            found[path] = sessions[word]
+        if len(found) >= MAX_TOPICS:
+            break
+    return found
+
+
+def topic_notes(
+    ev: ChunkEvidence, store: GitStore, head: str | None, root: Path, notes_dir: str
+) -> dict[str, NoteText]:
+    """Empty notes for the chunk's recurring topics that no note covers yet (on the proposals
+    branch, or by name in the working tree)."""
+    resolver = Resolver(note_paths_on_disk(root, notes_dir), notes_dir)
+
+    def known(path: str) -> bool:
+        stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+        on_branch = head is not None and store.blob_at(head, path) != NULL_OID
+        return on_branch or resolver.resolve(stem).path is not None
+
+    topics = recurring_topics(ev, notes_dir, known)
+    return {path: NoteText(path, "", NULL_OID, tuple(s), new=True) for path, s in topics.items()}

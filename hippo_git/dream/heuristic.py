@@ -18,7 +18,7 @@ from typing import Any
 
 from hippo_git.dream.heuristic_packs import review_pack
 from hippo_git.dream.prompt import Block, PromptError, Request, parse_request
-from hippo_git.dream.validate import quotes_in
+from hippo_git.dream.quotes import quotes_in
 
 MAX_QUOTE = 240
 DEFAULT_TEMPLATE = "- {label}: {text} ({evidence})"
@@ -178,15 +178,20 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
+def _stem(note: Block) -> str:
+    return str(note.meta.get("path", "")).rsplit("/", 1)[-1].removesuffix(".md")
+
+
 def _pick_note(notes: list[Block], session: str, text: str) -> Block | None:
     related = [n for n in notes if session in (n.meta.get("sessions") or [])] or notes
+    words = _words(text)
+    # a new note is for one topic: only what names that topic goes in it
+    related = [n for n in related if not n.meta.get("new") or _stem(n) in words]
     if not related:
         return None
-    words = _words(text)
 
     def score(note: Block) -> int:
-        stem = str(note.meta.get("path", "")).rsplit("/", 1)[-1].removesuffix(".md")
-        return len(words & _words(note.text)) + 3 * len(words & _words(stem.replace("-", " ")))
+        return len(words & _words(note.text)) + 3 * len(words & _words(_stem(note).replace("-", " ")))
 
     return max(related, key=lambda n: (score(n), -related.index(n)))
 
@@ -217,6 +222,10 @@ def propose(req: Request) -> dict[str, Any]:
             .replace("{evidence}", ", ".join(evidence))
         )
         new = ("" if current.endswith("\n") or not current else "\n") + entry.rstrip("\n") + "\n"
+        if note.meta.get("new"):
+            if _grow_new_note(proposals, path, new, evidence, note):
+                pending[path] = pending.get(path, "") + new
+            continue
         if len(new.encode("utf-8")) > int(note.meta.get("max_change_bytes") or 600):
             continue
         pending[path] = pending.get(path, "") + new
@@ -230,6 +239,26 @@ def propose(req: Request) -> dict[str, Any]:
             }
         )
     return {"proposals": proposals}
+
+
+def _grow_new_note(
+    proposals: list[dict[str, Any]], path: str, entry: str, evidence: list[str], note: Block
+) -> bool:
+    """A new note is written by one proposal: its title, then each finding about its topic that fits."""
+    found = next((p for p in proposals if p["path"] == path), None)
+    title = f"# {_stem(note).replace('-', ' ').capitalize()}\n\n"
+    grown = (found["new"] if found else title) + entry
+    if len(grown.encode("utf-8")) > int(note.meta.get("max_change_bytes") or 600):
+        return False
+    if found is None:
+        found = {"op": "append", "path": path, "evidence": []}
+        found["rationale"] = (
+            f"heuristic: findings about {_stem(note)!r}, a topic recurring in sessions no note covers"
+        )
+        proposals.append(found)
+    found["new"] = grown
+    found["evidence"] = found["evidence"] + [e for e in evidence if e not in found["evidence"]]
+    return True
 
 
 def review(req: Request) -> dict[str, str]:

@@ -25,6 +25,7 @@ from hippo_git.dream.lessons_inbox import (
     Lesson,
     LessonReview,
     LessonTurn,
+    drafter_key,
     known_values,
     save,
     save_scanned,
@@ -35,7 +36,7 @@ from hippo_git.dream.packs import Pass, find_pack
 from hippo_git.dream.protocol import parse_review_reply, review_request
 from hippo_git.dream.records import Proposal, Reviewer
 from hippo_git.dream.revert import reverted_texts
-from hippo_git.dream.runner import CommandModel, Model, ModelRunError, default_model_command, is_heuristic
+from hippo_git.dream.runner import Model, ModelRunError, default_model_command, is_heuristic, make_model
 from hippo_git.dream.validate import check
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore, now_iso
@@ -48,6 +49,7 @@ PACK = "lessons"
 LESSONS_NOTE = "lessons.md"
 MAX_CANDIDATES = 10  # drafted per scan (two model calls each); the rest wait for the next scan
 SESSIONS_PER_FAILURE = 3  # sessions whose failing run is shown for a repeated failure
+PASSES = {"correction": "corrections", "repeated_failure": "failures"}  # candidate kind → pass
 
 
 @dataclass(frozen=True)
@@ -209,14 +211,11 @@ class _Scan:
         self.note = NoteText(path=self.path, text=text, blob=self.store.blob_at(tip, self.path))
         self.reverted = tuple(reverted_texts(cfg.root, self.path, store=self.store))
         pack = find_pack(cfg.hippo_dir, PACK)
-        self.passes = {
-            "correction": pack.get_pass("corrections"),
-            "repeated_failure": pack.get_pass("failures"),
-        }
+        self.passes = {kind: pack.get_pass(name) for kind, name in PASSES.items()}
         self.calls = 0
 
     def call(self, prompt: str) -> str:
-        if self.calls >= self.cfg.dream.max_model_calls:
+        if self.calls >= self.cfg.dream.max_model_calls and not is_heuristic(self.model.argv):
             raise ModelRunError(f"the scan reached dream.max_model_calls = {self.cfg.dream.max_model_calls}")
         self.calls += 1
         return self.model(prompt).stdout
@@ -283,7 +282,7 @@ def scan(
     if model is None:
         run_id = f"lessons-{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
         argv = default_model_command(cfg.model_command, env.get("PATH"))
-        model = CommandModel(argv, cfg.home, run_id, env, cfg.dream.model_timeout_s)
+        model = make_model(argv, cfg.home, run_id, env, cfg.dream.model_timeout_s)
     report = ScanReport(model=list(model.argv), heuristic=is_heuristic(model.argv))
     try:
         index = db.connect(cfg.index_path, readonly=True)
@@ -297,7 +296,9 @@ def scan(
         rollup.close()
         index.close()
     report.candidates = len(candidates)
-    known = known_values(cfg)
+    pack = find_pack(cfg.hippo_dir, PACK)
+    drafters = {kind: drafter_key(model.argv, pack.get_pass(name)) for kind, name in PASSES.items()}
+    known = known_values(cfg, drafters)
     todo = [c for c in candidates if c.value not in known]
     report.already_drafted = len(candidates) - len(todo)
     report.left = max(0, len(todo) - max_candidates)
@@ -327,7 +328,12 @@ def scan(
                 report.rejected += 1
             else:
                 report.refused.append(outcome.removeprefix("refused: "))
-            seen[c.value] = {"outcome": outcome.split(":", 1)[0], "kind": c.kind, "time": now_iso()}
+            seen[c.value] = {
+                "outcome": outcome.split(":", 1)[0],
+                "kind": c.kind,
+                "time": now_iso(),
+                "drafter": drafters[c.kind],
+            }
         if progress is not None:
             progress(len(batch), len(batch))
     finally:

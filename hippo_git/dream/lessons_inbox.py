@@ -9,15 +9,18 @@ every value that has a lesson file (pending, kept or dismissed) or is listed in 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hippo_git.config import Config
+from hippo_git.dream.packs import Pass
 from hippo_git.dream.records import Reviewer
 from hippo_git.errors import HippoError, UsageError
 from hippo_git.files import write_json_atomic
@@ -153,6 +156,21 @@ def save_scanned(cfg: Config, data: dict[str, dict[str, str]]) -> None:
     write_json_atomic(inbox_dir(cfg) / SCANNED, dict(sorted(data.items())))
 
 
-def known_values(cfg: Config) -> set[str]:
-    """Every value drafted before: in the inbox (any status) or in scanned.json."""
-    return {item.value for item in list_lessons(cfg)} | set(scanned(cfg))
+def drafter_key(argv: Sequence[str], p: Pass) -> str:
+    """Who drafted: the model command with the pass's prompt and persona. A "no rule" answer is a
+    judgement of that drafter only, so a better model or prompt looks at the candidate again."""
+    data = json.dumps([list(argv), p.prompt, p.persona_sha256]).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def known_values(cfg: Config, drafters: Mapping[str, str] | None = None) -> set[str]:
+    """Every value drafted before: in the inbox (any status) or in scanned.json. With `drafters`
+    (kind → drafter key), a "no rule" memo holds only for the drafter that gave it."""
+    held = {
+        value
+        for value, memo in scanned(cfg).items()
+        if drafters is None
+        or memo.get("outcome") != "no_rule"
+        or memo.get("drafter") == drafters.get(str(memo.get("kind")))
+    }
+    return {item.value for item in list_lessons(cfg)} | held

@@ -14,9 +14,10 @@ from hippo_git.config import Config
 from hippo_git.dream.apply import confirm, fast_forward
 from hippo_git.dream.lessons_inbox import Lesson, pending, save
 from hippo_git.dream.proposals import commit_proposal, proposals_ref
+from hippo_git.dream.quotes import quotes_in
 from hippo_git.dream.receipts import write_receipt
 from hippo_git.dream.records import Proposal
-from hippo_git.dream.validate import path_problems, quotes_in
+from hippo_git.dream.validate import path_problems
 from hippo_git.errors import HippoError, UsageError
 from hippo_git.git.objects import GitStore, now_iso
 

@@ -73,7 +73,9 @@ class PassSpec(BaseModel):
     prompt: str  # file under prompts/
     persona: str = DEFAULT_PERSONA  # file under personas/
     template: str | None = None  # file under templates/: the shape of an appended entry
-    reads: tuple[Literal["sessions", "notes", "turns", "human_confirmed"], ...] = (
+    # "new_notes": instead of the notes sessions touched, empty notes for topics that recur in a
+    # period whose sessions touched no note (a newcomer's first notes); such a pass runs only then
+    reads: tuple[Literal["sessions", "notes", "turns", "human_confirmed", "new_notes"], ...] = (
         "sessions",
         "notes",
         "turns",

@@ -65,14 +65,15 @@ def _header_pass(p: Pass) -> dict[str, Any]:
 def propose_request(p: Pass, inp: PassInput, *, notes_dir: str) -> str:
     """The request of a proposing run for one pass over one chunk."""
     reads = set(p.spec.reads)
-    sections = [
-        Section(
-            "Notes",
-            f"The notes (under `{notes_dir}/`) that this period's sessions touched or cited, as they are now. "
-            "Propose changes only to these.",
-            tuple(Block(n.meta(), n.text) for n in inp.notes),
-        )
-    ]
+    about = (
+        f"New notes (under `{notes_dir}/`) for topics that recur in this period's sessions, which touched "
+        "no note: none exists yet, each is empty. Write a note's first content with one `append` (a "
+        "`# Title` line, then entries), only when the evidence says something worth keeping about it."
+        if "new_notes" in reads
+        else f"The notes (under `{notes_dir}/`) that this period's sessions touched or cited, as they are now. "
+        "Propose changes only to these."
+    )
+    sections = [Section("Notes", about, tuple(Block(n.meta(), n.text) for n in inp.notes))]
     if "sessions" in reads:
         sections.append(
             Section(

@@ -71,7 +71,7 @@ class RunReport:
     since: str
     until: str
     apply_mode: str  # "fast-forward" | "pull-request" | "no-apply" | "dry-run"
-    status: str = "running"  # running | complete | stopped
+    status: str = "running"  # running | complete | stopped | failed (no model reply could be read)
     stopped: str | None = None  # why the run stopped early
     hint: str | None = None
     chunks: list[ChunkEntry] = field(default_factory=list)
@@ -79,6 +79,7 @@ class RunReport:
     max_bytes: int = 0
     guard_hit: str | None = None
     resumed: PassEntry | None = None  # reviews of what a killed run committed without reviewing
+    lessons_stopped: str | None = None  # why the lessons scan after the dream stopped early
 
     def totals(self) -> dict[str, Any]:
         passes = [p for c in self.chunks for p in c.passes] + ([self.resumed] if self.resumed else [])
@@ -98,6 +99,22 @@ class RunReport:
             "bytes_out": sum(p.bytes_out for p in passes),
             "seconds": round(sum(c.seconds for c in self.chunks), 3),
         }
+
+    def why_nothing(self) -> list[str]:
+        """Why chunks and passes were skipped, most common first ("407 chunks: <reason>"), for the
+        screen: a run that proposed nothing says why there, not only in its report."""
+        chunks: dict[str, int] = {}
+        passes: dict[str, int] = {}
+        for c in self.chunks:
+            if c.skipped:
+                chunks[c.skipped] = chunks.get(c.skipped, 0) + 1
+            for p in c.passes:
+                why = p.skipped or (f"reply not read: {p.reply_error}" if p.reply_error else None)
+                if why:
+                    passes[f"{p.name} {why}"] = passes.get(f"{p.name} {why}", 0) + 1
+        lines = [f"{n} chunk(s): {why}" for why, n in sorted(chunks.items(), key=lambda kv: -kv[1])]
+        lines += [f"{n} pass run(s): {why}" for why, n in sorted(passes.items(), key=lambda kv: -kv[1])[:3]]
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = _plain(self)
@@ -154,6 +171,10 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _cap(report: RunReport, cap: int) -> str:
+    return "no cap: the built-in model costs nothing" if report.heuristic else f"cap {cap}"
+
+
 def render_markdown(report: RunReport) -> str:
     t = report.totals()
     lines = [
@@ -165,10 +186,12 @@ def render_markdown(report: RunReport) -> str:
         f"- model: `{' '.join(report.model)}`" + (" (built-in heuristic)" if report.heuristic else ""),
         f"- proposals: {t['proposals']} ({t['invalid']} failed validation), committed {t['committed']}, "
         f"confirmed {t['confirmed']}, rejected {t['rejected']}, applied {t['applied']}, stale {t['stale']}",
-        f"- cost: {t['model_calls']} model calls (cap {report.max_model_calls}), "
-        f"{t['bytes_in']} bytes in (cap {report.max_bytes}), {t['bytes_out']} bytes out, {t['seconds']} s"
+        f"- cost: {t['model_calls']} model calls ({_cap(report, report.max_model_calls)}), "
+        f"{t['bytes_in']} bytes in ({_cap(report, report.max_bytes)}), {t['bytes_out']} bytes out, {t['seconds']} s"
         + (f"; **guard reached: {report.guard_hit}**" if report.guard_hit else ""),
     ]
+    if report.lessons_stopped:
+        lines.append(f"- lessons scan stopped: {report.lessons_stopped}")
     if report.hint:
         lines.append(f"- next: {report.hint}")
     if report.resumed and report.resumed.proposals:

@@ -3,8 +3,11 @@
 The revert is an ordinary revert commit on the target (message as `git revert --no-edit` writes
 it), built in-process and landed by the same compare-and-swap fast-forward as apply, so it works
 whether or not the target is checked out and never runs hooks. A revert receipt (kind "revert")
-goes on the revert commit AND on the reverted commit. It refuses when the note changed since the
-change was applied, unless forced (then it is a three-way revert, refused on conflicts).
+goes on the revert commit AND on the reverted commit. Dreams append at the end of a note, so an
+older change is usually followed by newer ones: the revert takes the change's own text out of the
+note as it is now (each block it wrote, found exactly once), whatever came after it. Changes a
+person made to the note since make it refuse, unless forced; forced, it takes the text out the same
+way, or when that text is gone makes a three-way revert, refused on conflicts.
 `reverted_texts` gives later passes the text people took out, to show as confirmed by a human and
 to reject proposals that bring it back. Rerunning after a failure finds the revert already made.
 """
@@ -110,15 +113,16 @@ def revert(
     created = revert_sha is None
     if revert_sha is None:
         now = store.blob_at(tip, pc.path)
-        if now != pc.after and not force:
+        person = _changed_by_a_person(store, tip, pc) if now != pc.after else None
+        if person is not None and not force:
             raise HippoError(
-                f"{pc.path} changed since {pc.commit[:12]} was applied; nothing was reverted",
+                f"{pc.path} changed since {pc.commit[:12]} was applied (by {person[:12]}); nothing was reverted",
                 hint=f"see `git log -p -- {pc.path}`; `git hippo revert {proposal_or_commit_id} --force` reverts anyway",
             )
         if now == pc.after:
             tree = store.tree_with(tip, pc.path, None if pc.before == NULL_BLOB else pc.before)
         else:
-            tree = store.revert_tree(pc.commit, tip)
+            tree = _without_change(store, tip, pc, now)
         message = f'Revert "{pc.subject}"\n\nThis reverts commit {pc.commit}.\n'
         revert_sha = store.write_commit(tree, [tip], message)
         where = advance_branch(
@@ -155,6 +159,56 @@ def revert(
     if revert_sha not in already or created:
         write_receipts(repo_root, [(receipt, revert_sha), (receipt, pc.commit)], store=store)
     return RevertResult(pc.proposal_id, pc.commit, revert_sha, pc.path, force, created, worktree)
+
+
+def _changed_by_a_person(store: GitStore, tip: str, pc: ProposalCommit) -> str | None:
+    """The newest commit since `pc` that changed its note and is neither a dream change nor a revert
+    of one (merge commits bring their parents' changes, which are looked at themselves)."""
+    for info in store.ancestors(tip, SEARCH_LIMIT):
+        if info.sha == pc.commit:
+            return None
+        if len(info.parents) != 1 or store.blob_at(info.sha, pc.path) == store.blob_at(
+            info.parents[0], pc.path
+        ):
+            continue
+        if parse_trailers(info.message) is None and not _REVERTS.search(info.message):
+            return info.sha
+    return None
+
+
+def _without_change(store: GitStore, tip: str, pc: ProposalCommit, now: str) -> str:
+    """The tip's tree with `pc`'s own text taken out of the note as it is now; a three-way revert
+    when that text is no longer there as written (which refuses on conflicts)."""
+    read = store.read_blob
+    text = unapply(
+        read(pc.before).decode("utf-8") if pc.before != NULL_BLOB else "",
+        read(pc.after).decode("utf-8"),
+        read(now).decode("utf-8"),
+    )
+    if text is None:
+        return store.revert_tree(pc.commit, tip)
+    return store.tree_with(tip, pc.path, store.write_blob(text.encode("utf-8")))
+
+
+def unapply(before: str, after: str, now: str) -> str | None:
+    """`now` with the change `before` → `after` taken out: each block of lines the change wrote must
+    be in `now` exactly once, and goes back to what it replaced. None when one is not (changed since,
+    or a change that only deleted lines, whose place `now` cannot tell)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    hunks = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    out = now
+    for tag, i1, i2, j1, j2 in reversed(hunks):
+        if tag == "equal":
+            continue
+        wrote, was = "".join(new[j1:j2]), "".join(old[i1:i2])
+        at = out.find(wrote)
+        if not wrote or at < 0 or out.find(wrote, at + 1) >= 0:
+            return None
+        end = at + len(wrote)
+        if wrote.endswith("\n") and was and not was.endswith("\n") and end < len(out):
+            was += "\n"  # it had added the line break the note lacked: later lines keep theirs
+        out = out[:at] + was + out[end:]
+    return out
 
 
 def _added_blocks(before: str, after: str) -> list[str]:

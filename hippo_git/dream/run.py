@@ -2,8 +2,9 @@
 
 The window runs from where the last run stopped (per pack, `.hippo/dream-state.json`) to now, in
 chunks of `dream.chunk_hours`. Each chunk runs every pass; a chunk is marked done (and the window
-advanced) only after all its passes and its apply finished, so a killed run is resumed under the
-same run id and commits, receipts and applies nothing twice (each is idempotent per proposal id).
+advanced) only after all its passes finished and its changes were applied or left to the apply at
+the run's end (which a resumed run always makes), so a killed run is resumed under the same run id
+and commits, receipts and applies nothing twice (each is idempotent per proposal id).
 `checkpoint(step)` is called between the steps, so tests can stop a run at any of them.
 """
 
@@ -26,23 +27,30 @@ from hippo_git.dream.evidence import PassInput, TurnRef
 from hippo_git.dream.packs import Pack, Pass, default_packs, find_pack
 from hippo_git.dream.proposals import ProposalBranch, ProposalCommit
 from hippo_git.dream.protocol import parse_propose_reply, propose_request
-from hippo_git.dream.receipts import ReceiptBook, write_receipt
+from hippo_git.dream.receipts import ReceiptBook, write_receipts
 from hippo_git.dream.records import Proposal, Receipt
 from hippo_git.dream.report import ChunkEntry, PassEntry, ProposalEntry, RunReport, load_chunks, write_report
 from hippo_git.dream.revert import reverted_texts
 from hippo_git.dream.review import committed_proposal, note_before, review, reviewer_record, unreviewed
-from hippo_git.dream.runner import CommandModel, Model, ModelRunError, default_model_command, is_heuristic
-from hippo_git.dream.state import CurrentRun, DreamLock, DreamState, load_state, save_state
+from hippo_git.dream.run_end import UnreadableReplies, chunk_done, finish, stop
+from hippo_git.dream.runner import Model, ModelRunError, default_model_command, is_heuristic, make_model
+from hippo_git.dream.state import CurrentRun, DreamLock, load_state, save_state
 from hippo_git.dream.validate import check
+from hippo_git.dream.window import NewTurns, plan_window
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore
 from hippo_git.index import db
 from hippo_git.index.records import read_records
 
 STEPS = ("propose", "validate", "commit", "review", "receipt", "apply", "state")
-# A finished pass rewrites the report only when the last write is this old: with a real model every
-# pass does, while a fast model is not slowed by rewriting a growing report after every pass.
+# A finished pass or chunk rewrites the report only when the last write is this old: with a real
+# model every one does, while a fast model is not slowed by rewriting a growing report (all its
+# chunks) after each of hundreds of chunks. The run's end always writes it.
 PROGRESS_EVERY_S = 1.0
+# Likewise a chunk's confirmed changes are applied (a fast-forward) when the last apply is this old,
+# else by a later chunk's apply or the one at the run's end: chunks of a fast model take
+# milliseconds, and an apply per chunk re-read every receipt each time.
+APPLY_EVERY_S = 5.0
 
 
 class ApplyStopped(HippoError):
@@ -77,7 +85,9 @@ class _Run:
         self.report = report
         self.opts = opts
         self.checkpoint = checkpoint
-        self.guard = CostGuard(cfg.dream.max_model_calls, cfg.dream.max_bytes)
+        self.guard = CostGuard(
+            cfg.dream.max_model_calls, cfg.dream.max_bytes, capped=not is_heuristic(model.argv)
+        )
         self.store = GitStore(cfg.root)
         tip = self.store.ref_target(f"refs/heads/{cfg.target_branch}")
         if tip is None:
@@ -87,9 +97,12 @@ class _Run:
         self.branch = ProposalBranch(cfg.root, run_id, base=tip, store=self.store)
         self.book = ReceiptBook.load(cfg.root, store=self.store)  # receipts as the run started
         self.written: dict[str, Receipt] = {}  # receipts this run wrote, by commit
+        self.unwritten: list[Receipt] = []  # a pass's receipts, written together as it ends
         self.seen: set[str] = set()  # ids of valid proposals this run already handled
         self._reverted: dict[str, list[str]] = {}
         self._last_write = 0.0
+        self._last_apply = 0.0
+        self.deferred = False  # a finished chunk whose confirmed changes wait for a later apply
 
     def reverted(self, path: str) -> list[str]:
         if path not in self._reverted:
@@ -101,52 +114,99 @@ class _Run:
         return self._reverted[path]
 
     def chunk(
-        self, chunk: gather.Chunk, records: Sequence[dict[str, Any]], conn: sqlite3.Connection | None
+        self,
+        chunk: gather.Chunk,
+        records: Sequence[dict[str, Any]],
+        conn: sqlite3.Connection | None,
+        new: NewTurns | None = None,
     ) -> ChunkEntry:
         started = time.monotonic()
         entry = ChunkEntry(since=gather.iso(chunk.since), until=gather.iso(chunk.until))
-        ev = gather.chunk_evidence(records, conn, chunk, root=self.root, notes_dir=self.cfg.notes_dir)
+        ev = gather.chunk_evidence(
+            records, conn, chunk, root=self.root, notes_dir=self.cfg.notes_dir, new=new
+        )
         entry.sessions, entry.turns = len(ev.sessions), len(ev.turns)
         if not ev.turns:
             entry.skipped = (
                 "no sessions with turns in this period" if not ev.sessions else "no new turns in this period"
             )
-        elif not ev.touched:
+        elif not ev.touched and not any(self.writes_new(p) for p in self.passes):
             entry.skipped = "the period's sessions touched or cited no notes"
         else:
-            for p in self.passes:
+            # a period that touched no note runs the passes that write new notes, and only those
+            for p in (p for p in self.passes if self.writes_new(p) != bool(ev.touched)):
                 entry.passes.append(self.run_pass(p, ev))
-                if time.monotonic() - self._last_write >= PROGRESS_EVERY_S:
-                    self.report_progress(entry)
+                self.report_progress(entry, every=PROGRESS_EVERY_S)
+            asked = [p for p in entry.passes if p.model_calls]
+            if asked and all(p.reply_error for p in asked):
+                entry.seconds = time.monotonic() - started
+                self.report_progress(entry)
+                raise UnreadableReplies(
+                    f"no model reply could be read ({len(asked)} of {len(asked)} unreadable; "
+                    f"{asked[0].name}: {asked[0].reply_error})",
+                    hint="the model command must print the JSON of docs/model-protocol.md; "
+                    "check model_command (`git hippo config show`)",
+                )
             if self.report.apply_mode == "fast-forward":
-                self.apply(entry)
+                if time.monotonic() - self._last_apply >= APPLY_EVERY_S:
+                    self.apply(entry)
+                else:
+                    self.deferred = True
         entry.seconds = time.monotonic() - started
         return entry
 
-    def report_progress(self, entry: ChunkEntry) -> None:
-        self.report.chunks = [
-            c for c in self.report.chunks if (c.since, c.until) != (entry.since, entry.until)
-        ] + [entry]
-        write_report(self.cfg.hippo_dir, self.report)
-        self._last_write = time.monotonic()
+    def report_progress(self, entry: ChunkEntry, *, every: float = 0.0) -> None:
+        """Put `entry` in the report; write the report unless it was written less than `every` s ago."""
+        last = self.report.chunks[-1] if self.report.chunks else None
+        if last is not None and (last.since, last.until) == (entry.since, entry.until):
+            self.report.chunks[-1] = entry
+        else:
+            self.report.chunks = [
+                c for c in self.report.chunks if (c.since, c.until) != (entry.since, entry.until)
+            ] + [entry]
+        if time.monotonic() - self._last_write >= every:
+            write_report(self.cfg.hippo_dir, self.report)
+            self._last_write = time.monotonic()
+
+    @staticmethod
+    def writes_new(p: Pass) -> bool:
+        return "new_notes" in p.spec.reads
 
     def run_pass(self, p: Pass, ev: gather.ChunkEvidence) -> PassEntry:
         entry = PassEntry(name=p.full_name)
-        notes = gather.read_notes(self.store, self.branch.head, ev.touched)
+        if self.writes_new(p):
+            notes = gather.topic_notes(ev, self.store, self.branch.head, self.root, self.cfg.notes_dir)
+        else:
+            notes = gather.read_notes(self.store, self.branch.head, ev.touched)
         shown = gather.pass_input(p, ev, notes, self.reverted)
         entry.notes, entry.turns, entry.cut_turns = len(shown.notes), len(shown.turns), shown.cut_turns
         if not shown.notes or not shown.turns:
-            entry.skipped = "no notes to show" if not shown.notes else "no turns of the kinds this pass reads"
+            entry.skipped = (
+                (gather.NO_TOPICS if self.writes_new(p) else "no notes to show")
+                if not shown.notes
+                else "no turns of the kinds this pass reads"
+            )
             return entry
         out = self.guard.call(self.model, propose_request(p, shown, notes_dir=self.cfg.notes_dir), entry)
         self.checkpoint("propose")
         reply = parse_propose_reply(out.stdout, p.full_name)
         entry.reply_error, entry.item_errors = reply.unparsed, reply.errors
-        for proposal in reply.proposals[: p.spec.max_proposals]:
-            if proposal.id in self.seen:
-                continue  # proposed and handled earlier in this run
-            entry.proposals.append(self.one(p, proposal, shown, entry))
+        try:
+            for proposal in reply.proposals[: p.spec.max_proposals]:
+                if proposal.id in self.seen:
+                    continue  # proposed and handled earlier in this run
+                entry.proposals.append(self.one(p, proposal, shown, entry))
+        finally:
+            self.write_receipts()
         return entry
+
+    def write_receipts(self) -> None:
+        """The pass's receipts in one notes commit (one per receipt was most of a fast dream's git
+        work). A run killed before this reviews those commits again on resume: none is lost."""
+        if self.unwritten:
+            write_receipts(self.root, [(r, None) for r in self.unwritten], store=self.store)
+            self.unwritten = []
+            self.checkpoint("receipt")
 
     def one(self, p: Pass, proposal: Proposal, shown: PassInput, entry: PassEntry) -> ProposalEntry:
         item = ProposalEntry(
@@ -201,9 +261,8 @@ class _Run:
         verdict, reason = review(p, proposal, note_before(self.store, pc), turns, ask)
         self.checkpoint("review")
         receipt = pc.receipt(verdict, reviewer_record(p, self.model.argv), reason=reason)
-        write_receipt(self.root, receipt, store=self.store)
+        self.unwritten.append(receipt)
         self.written[pc.commit] = receipt
-        self.checkpoint("receipt")
         return verdict, reason, ""
 
     def review_pending(self, conn: sqlite3.Connection | None) -> None:
@@ -232,9 +291,17 @@ class _Run:
                     note="reviewed on resume",
                 )
             )
+        self.write_receipts()
         self.report.resumed = entry
 
+    def apply_rest(self, resumed: bool) -> None:
+        """The apply of chunks whose own apply was deferred (or of a resumed run), at the run's end."""
+        if self.report.apply_mode == "fast-forward" and (self.deferred or resumed) and self.report.chunks:
+            self.apply(self.report.chunks[-1])
+
     def apply(self, entry: ChunkEntry) -> None:
+        self._last_apply = time.monotonic()
+        self.deferred = False
         if self.branch.tip is None:
             return
         try:
@@ -257,17 +324,6 @@ class _Run:
 
 def _pick_packs(cfg: Config, names: Sequence[str]) -> list[Pack]:
     return [find_pack(cfg.hippo_dir, n) for n in names] if names else default_packs(cfg.hippo_dir)
-
-
-def _window_start(state: DreamState, packs: list[Pack], records: Sequence[dict[str, Any]]) -> datetime | None:
-    starts = []
-    for pack in packs:
-        when = gather.parse_time(state.windows.get(pack.name))
-        if when is None:
-            when = gather.earliest_start(records)
-        if when is not None:
-            starts.append(when)
-    return min(starts) if starts else None
 
 
 def new_run_id(now: datetime) -> str:
@@ -308,111 +364,80 @@ def dream(
         records = read_records(cfg.root)
         same = state.current is not None and state.current.packs == names and not opts.dry_run
         resume = state.current if same else None
-        since = opts.since or (
-            gather.parse_time(resume.since) if resume else _window_start(state, packs, records)
-        )
-        until = opts.until or now
-        run_id = resume.run if resume is not None else run_id or new_run_id(now)
-        # scratch folders a killed run left behind (the lock says no call of this run is alive)
-        shutil.rmtree(cfg.home / "model-runs" / run_id, ignore_errors=True)
-        if model is None:
-            argv = default_model_command(cfg.model_command, env.get("PATH"))
-            model = CommandModel(argv, cfg.home, run_id, env, cfg.dream.model_timeout_s)
-        report = RunReport(
-            run=run_id,
-            packs=names,
-            model=list(model.argv),
-            heuristic=is_heuristic(model.argv),
-            since=gather.iso(since) if since else "",
-            until=gather.iso(until),
-            apply_mode=apply_mode(cfg, opts),
-            max_model_calls=cfg.dream.max_model_calls,
-            max_bytes=cfg.dream.max_bytes,
-        )
-        if resume is not None:
-            report.chunks = load_chunks(cfg.hippo_dir, run_id)
-        if since is None or since >= until:
-            report.status = "complete"
-            report.stopped = (
-                "no sessions recorded in this workspace yet"
-                if since is None
-                else "nothing new since the last run"
-            )
-            report.hint = "run `git hippo ingest` first" if since is None else None
-            write_report(cfg.hippo_dir, report)
-            return report
-        current = resume or CurrentRun(run=run_id, packs=names, since=gather.iso(since))
-        if not opts.dry_run:
-            state.current = current
-            save_state(cfg.hippo_dir, state)
-        run = _Run(cfg, packs, run_id, model, report, opts, checkpoint)
-        todo = gather.chunks(since, until, cfg.dream.chunk_hours)
         conn = _open_index(cfg)
         try:
+            plan = plan_window(state, packs, records, conn, since=opts.since, resume=resume)
+            since = plan.since
+            until = opts.until or now
+            run_id = resume.run if resume is not None else run_id or new_run_id(now)
+            # scratch folders a killed run left behind (the lock says no call of this run is alive)
+            shutil.rmtree(cfg.home / "model-runs" / run_id, ignore_errors=True)
+            if model is None:
+                argv = default_model_command(cfg.model_command, env.get("PATH"))
+                model = make_model(argv, cfg.home, run_id, env, cfg.dream.model_timeout_s)
+            report = RunReport(
+                run=run_id,
+                packs=names,
+                model=list(model.argv),
+                heuristic=is_heuristic(model.argv),
+                since=gather.iso(since) if since else "",
+                until=gather.iso(until),
+                apply_mode=apply_mode(cfg, opts),
+                max_model_calls=cfg.dream.max_model_calls,
+                max_bytes=cfg.dream.max_bytes,
+            )
             if resume is not None:
-                run.review_pending(conn)
-            for n, chunk in enumerate(todo):
-                on_chunk(n, len(todo))
-                if chunk.key not in current.done:
-                    run.report_progress(run.chunk(chunk, records, conn))
-                    if not opts.dry_run:
-                        _chunk_done(cfg, state, current, chunk)
-                    checkpoint("state")
-            on_chunk(len(todo), len(todo))
-        except (CostGuardReached, ModelRunError, ApplyStopped) as exc:
-            return _stop(cfg, report, exc, run_id)
+                report.chunks = load_chunks(cfg.hippo_dir, run_id)
+            if since is None or since >= until:
+                report.status = "complete"
+                report.stopped = (
+                    "no sessions recorded in this workspace yet"
+                    if since is None
+                    else "nothing new since the last run"
+                )
+                report.hint = "run `git hippo ingest` first" if since is None else None
+                write_report(cfg.hippo_dir, report)
+                return report
+            current = resume or CurrentRun(
+                run=run_id,
+                packs=names,
+                since=gather.iso(since),
+                seen_id=plan.seen_id,
+                seen_until=plan.seen_until,
+                upto_id=plan.upto_id,
+            )
+            if not opts.dry_run:
+                state.current = current
+                save_state(cfg.hippo_dir, state)
+            run = _Run(cfg, packs, run_id, model, report, opts, checkpoint)
+            todo = gather.chunks(since, until, cfg.dream.chunk_hours)
+            try:
+                if resume is not None:
+                    run.review_pending(conn)
+                for n, chunk in enumerate(todo):
+                    on_chunk(n, len(todo))
+                    if chunk.key not in current.done:
+                        run.report_progress(run.chunk(chunk, records, conn, plan.new), every=PROGRESS_EVERY_S)
+                        if not opts.dry_run:
+                            chunk_done(cfg, state, current, chunk)
+                        checkpoint("state")
+                run.apply_rest(resumed=resume is not None)
+                on_chunk(len(todo), len(todo))
+            except (CostGuardReached, ModelRunError, ApplyStopped, UnreadableReplies) as exc:
+                return stop(cfg, report, exc, run_id)
         finally:
             if conn is not None:
                 conn.close()
-        finished = _finish(cfg, state, report, run, until, opts)
+        finished = finish(cfg, state, report, run.branch.tip is not None, until, dry_run=opts.dry_run)
         # --- issue 7: a finished dream also drafts lessons, with the same model (never fails the dream)
         if not opts.dry_run:
             from hippo_git.dream.lessons import scan_after_dream
 
-            scan_after_dream(cfg, env=env, now=now, model=model)
+            scanned = scan_after_dream(cfg, env=env, now=now, model=model)
+            if scanned.stopped:  # said on screen: a scan cut short leaves candidates for the next one
+                finished.lessons_stopped = scanned.stopped
+                write_report(cfg.hippo_dir, finished)
         return finished
-
-
-def _chunk_done(cfg: Config, state: DreamState, current: CurrentRun, chunk: gather.Chunk) -> None:
-    """The window advances over a finished chunk (and only then), for every pack of the run."""
-    current.done.append(chunk.key)
-    for name in current.packs:
-        old = gather.parse_time(state.windows.get(name))
-        if old is None or chunk.until > old:
-            state.windows[name] = gather.iso(chunk.until)
-    save_state(cfg.hippo_dir, state)
-
-
-def _finish(
-    cfg: Config, state: DreamState, report: RunReport, run: _Run, until: datetime, opts: DreamOptions
-) -> RunReport:
-    report.status = "complete"
-    if not opts.dry_run:
-        state.current = None
-        state.runs.append(
-            {"run": report.run, "packs": report.packs, "until": gather.iso(until), "status": "complete"}
-        )
-        save_state(cfg.hippo_dir, state)
-    if report.apply_mode == "pull-request" and run.branch.tip is not None:
-        report.hint = f"open a pull request: `git hippo sync --proposals {report.run}`"
-    elif report.apply_mode == "no-apply" and run.branch.tip is not None:
-        report.hint = f"apply the confirmed changes with `git hippo apply {report.run}`"
-    write_report(cfg.hippo_dir, report)
-    return report
-
-
-def _stop(cfg: Config, report: RunReport, exc: HippoError, run_id: str) -> RunReport:
-    """The run stops early; the unfinished chunk is redone (idempotently) by the next `dream`."""
-    report.status = "stopped"
-    report.stopped = exc.message
-    if isinstance(exc, CostGuardReached):
-        report.guard_hit = exc.message
-    resume = f"run `git hippo dream` again to resume run {run_id} where it stopped"
-    report.hint = (
-        exc.hint if isinstance(exc, CostGuardReached) else "; then ".join(filter(None, [exc.hint, resume]))
-    )
-    write_report(cfg.hippo_dir, report)
-    return report
 
 
 def _open_index(cfg: Config) -> sqlite3.Connection | None:

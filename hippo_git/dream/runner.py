@@ -159,6 +159,31 @@ def is_heuristic(argv: Sequence[str]) -> bool:
     return tuple(argv[-2:]) == ("model", "heuristic")
 
 
+def _heuristic_reply(prompt: str) -> str:
+    from hippo_git.dream.heuristic import answer
+
+    code, out = answer(prompt)
+    if code != 0:
+        raise ModelRunError(f"the built-in model exited with status {code}: {out[:300]}")
+    return out
+
+
+def builtin_model(argv: Sequence[str]) -> InProcessModel:
+    """The built-in offline model, answered in this process. It is hippo's own code reading the same
+    request text, so the isolation of invariant 4 (which guards against what an external command
+    may do) costs a Python start per call and protects nothing; receipts still name `argv`."""
+    return InProcessModel(tuple(argv), _heuristic_reply)
+
+
+def make_model(
+    argv: Sequence[str], home: Path, run_id: str, env: Mapping[str, str], timeout_s: float
+) -> Model:
+    """The model a run uses for `argv`: the built-in one in process, any other command isolated."""
+    if is_heuristic(argv):
+        return builtin_model(argv)
+    return CommandModel(tuple(argv), home, run_id, env, timeout_s)
+
+
 def default_model_command(configured: Sequence[str], path_env: str | None) -> tuple[str, ...]:
     """`model_command` when set; else `claude -p ...` when claude is on PATH; else the heuristic."""
     if configured:

@@ -1,7 +1,9 @@
 """The per-person dream window (`.hippo/dream-state.json`) and the one-dream-at-a-time lock.
 
-The state says, per pack, up to when sessions have been dreamt over, and which run is in progress
-with the chunks it finished, so a killed run is resumed under the same run id (same proposals
+The state says, per pack, up to when sessions have been dreamt over and up to which turn of the
+index's ingest sequence (`marks`: a session ingested after a dream, with turns older than its
+window, is still dreamt over by the next one), and which run is in progress with the chunks it
+finished, so a killed run is resumed under the same run id (same proposals
 branch; commits and receipts are idempotent per proposal id). It is written atomically after each
 chunk completes, so the window only ever advances over finished chunks.
 """
@@ -29,11 +31,17 @@ class CurrentRun:
     packs: list[str]
     since: str
     done: list[str] = field(default_factory=list)  # keys of finished chunks
+    # the ingest sequence: turns after `seen_id` (or from `seen_until` on) are new to this run's
+    # packs; `upto_id` is the newest turn when the run began, the packs' mark once it finishes
+    seen_id: int | None = None
+    seen_until: str | None = None
+    upto_id: int | None = None
 
 
 @dataclass
 class DreamState:
     windows: dict[str, str] = field(default_factory=dict)  # pack → end of the last finished chunk
+    marks: dict[str, int] = field(default_factory=dict)  # pack → newest turn id its last run had
     current: CurrentRun | None = None
     runs: list[dict[str, Any]] = field(default_factory=list)  # the last few finished runs
 
@@ -41,10 +49,19 @@ class DreamState:
         current = None
         if self.current is not None:
             c = self.current
-            current = {"run": c.run, "packs": c.packs, "since": c.since, "done": c.done}
+            current = {
+                "run": c.run,
+                "packs": c.packs,
+                "since": c.since,
+                "done": c.done,
+                "seen_id": c.seen_id,
+                "seen_until": c.seen_until,
+                "upto_id": c.upto_id,
+            }
         return {
             "version": STATE_VERSION,
             "windows": self.windows,
+            "marks": self.marks,
             "current": current,
             "runs": self.runs[-KEEP_RUNS:],
         }
@@ -71,9 +88,17 @@ def load_state(hippo_dir: Path) -> DreamState:
             packs=[str(p) for p in cur.get("packs") or []],
             since=cur["since"],
             done=[str(d) for d in cur.get("done") or []],
+            seen_id=_int(cur.get("seen_id")),
+            seen_until=cur["seen_until"] if isinstance(cur.get("seen_until"), str) else None,
+            upto_id=_int(cur.get("upto_id")),
         )
     runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
-    return DreamState(windows=windows, current=current, runs=runs)
+    marks = {str(k): n for k, v in (data.get("marks") or {}).items() if (n := _int(v)) is not None}
+    return DreamState(windows=windows, marks=marks, current=current, runs=runs)
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def last_success(cfg: Config) -> datetime | None:

@@ -13,11 +13,9 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
 from hippo_git.dream.evidence import PassInput, max_change_bytes
+from hippo_git.dream.quotes import MIN_QUOTE, quotes_in
 from hippo_git.dream.records import EVIDENCE_RE, Proposal
 
-# A quote in a replacement: "…", “…” or `…` of at least this many characters ("uv sync").
-MIN_QUOTE = 6
-_QUOTES = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|`([^`\n]+)`')
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _NOT_PORTABLE = set(':*?"<>|')  # drive letters, alternate data streams, wildcards: never in a note path
 # The smallest per-component limit of common file systems (ext4, APFS, NTFS): bytes in UTF-8.
@@ -81,12 +79,6 @@ def _resolved_problems(path: str, root: Path, notes_dir: str) -> list[str]:
 
 def _norm(text: str) -> str:
     return " ".join(text.split())
-
-
-def quotes_in(text: str) -> list[str]:
-    """The quoted spans of `text` long enough to count as quoting evidence."""
-    spans = [next(g for g in m.groups() if g is not None) for m in _QUOTES.finditer(text)]
-    return [s for s in spans if len(s.strip()) >= MIN_QUOTE]
 
 
 def brings_back(new: str, reverted: Sequence[str]) -> str | None:

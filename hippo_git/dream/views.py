@@ -24,6 +24,7 @@ from hippo_git.dream.proposals import (
 from hippo_git.dream.receipt_index import ReceiptIndex, ReceiptRow
 from hippo_git.dream.receipts import ReceiptBook, list_receipts
 from hippo_git.dream.records import Receipt, parse_trailers
+from hippo_git.dream.settle import settle_hint, stale_commits
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore
 
@@ -243,10 +244,19 @@ def proposal_branch_health(repo_root: Path, cfg: Config) -> list[BranchProblem]:
                 )
             )
         waiting = statuses.count("confirmed")
-        if waiting and cfg.dream.apply == "fast-forward":
+        stale = len(stale_commits(cfg, store, run)) if waiting else 0
+        if stale:  # `apply` can only report these: settling them is what clears the run
             problems.append(
                 BranchProblem(
-                    f"hippo/proposals/{run}: {waiting} confirmed proposal(s) never applied",
+                    f"hippo/proposals/{run}: {stale} confirmed proposal(s) went stale "
+                    f"(their note changed on {cfg.target_branch} since)",
+                    settle_hint(run),
+                )
+            )
+        if waiting > stale and cfg.dream.apply == "fast-forward":
+            problems.append(
+                BranchProblem(
+                    f"hippo/proposals/{run}: {waiting - stale} confirmed proposal(s) never applied",
                     f"git hippo apply {run}",
                 )
             )

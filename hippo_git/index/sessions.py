@@ -198,3 +198,17 @@ def parse_since(text: str, now: datetime | None = None) -> str:
     if when.tzinfo is not None:
         when = when.astimezone(UTC)
     return when.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def last_turn_id(conn: sqlite3.Connection) -> int:
+    """The index's ingest sequence: the id of the newest turn row (ids grow as ingest inserts)."""
+    row = conn.execute("SELECT max(id) FROM turns").fetchone()
+    return int(row[0] or 0)
+
+
+def turns_after(conn: sqlite3.Connection, after_id: int) -> dict[str, dict[int, str | None]]:
+    """session id → {seq: ts} of the turns ingested after turn row `after_id`, whatever their time."""
+    out: dict[str, dict[int, str | None]] = {}
+    for sid, seq, ts in conn.execute("SELECT session_id, seq, ts FROM turns WHERE id > ?", (after_id,)):
+        out.setdefault(str(sid), {})[int(seq)] = ts
+    return out

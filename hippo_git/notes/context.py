@@ -3,8 +3,11 @@
 Parts, in order: a header, the entry note and the required notes (required parts), a session
 line (branch, recent sessions here and their handoffs), up to five notes relevant to the task,
 and lint counts (optional parts). Optional parts are left out whole, lowest priority first, when
-the block would exceed the budget, and the block lists what was left out; when the required parts
-alone exceed it, building fails with the sizes instead of growing silently.
+the block would exceed the budget, and the block lists what was left out. When the required parts
+alone exceed it (dreams keep appending to the entry note), the block the agent hooks and a plain
+`context` build still comes: the entry and required notes are shortened, each with a marker and a
+pointer to the full note (`degrade`); with an explicit budget, building fails naming the sizes.
+`notes lint` and `doctor` warn before that happens (`lint.context_budget_issue`).
 
 This runs on every agent session start: it reads the working tree, `.git/HEAD` and SQLite
 directly and must not import pygit2, GitPython or pydantic.
@@ -16,12 +19,16 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from hippo_git.config import Config
-from hippo_git.errors import HippoError, UsageError
+from hippo_git.errors import UsageError
 from hippo_git.git.head import read_head
 from hippo_git.notes import declared, notes_index
+from hippo_git.notes.context_fit import Part as Part
+from hippo_git.notes.context_fit import fence as fence
+from hippo_git.notes.context_fit import fence_note as fence_note
+from hippo_git.notes.context_fit import fit, render, size_of
 from hippo_git.notes.parse import extract_links, link_targets, split_front_matter
 from hippo_git.notes.relevance import rank_relevant
 
@@ -32,39 +39,6 @@ RELEVANT_LIMIT = 5
 RECENT_SESSIONS = 3
 HANDOFF_SESSIONS = 5
 HANDOFF_CHARS = 400
-_SECTION_ORDER = {
-    "header": 0,
-    "entry": 1,
-    "required": 2,
-    "missing": 3,
-    "session": 4,
-    "relevant": 5,
-    "memory": 6,
-    "lint": 7,
-}
-
-
-class Part(NamedTuple):
-    kind: str  # header | entry | required | missing | session | relevant | memory | lint
-    label: str  # a note's repo-relative path, or the part's name
-    text: str
-    required: bool
-    why: str = ""
-
-    @property
-    def size(self) -> int:
-        return len(self.text.encode("utf-8"))
-
-    def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "kind": self.kind,
-            "label": self.label,
-            "bytes": self.size,
-            "required": self.required,
-        }
-        if self.why:
-            out["why"] = self.why
-        return out
 
 
 @dataclass
@@ -108,27 +82,6 @@ class ContextBlock:
             {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": self.text}},
             ensure_ascii=False,
         )
-
-
-def fence(tag: str, attrs: dict[str, str], text: str) -> str:
-    """`text` wrapped in `<tag attr="...">`…`</tag>`. The tag gets a numeric suffix when the text
-    itself contains the closing tag, so quoted text can never end the fence early."""
-    lowered = text.lower()
-    name, n = tag, 1
-    while f"</{name}" in lowered:
-        n += 1
-        name = f"{tag}-{n}"
-    opening = " ".join([name, *(f'{k}="{_attr(v)}"' for k, v in attrs.items() if v)])
-    body = text if text.endswith("\n") else text + "\n"
-    return f"<{opening}>\n{body}</{name}>\n"
-
-
-def fence_note(path: str, text: str, role: str, why: str = "") -> str:
-    return fence("note", {"path": path, "role": role, "why": why}, text)
-
-
-def _attr(value: str) -> str:
-    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _read_note(cfg: Config, rel: str) -> tuple[str, str | None]:
@@ -178,6 +131,7 @@ def _lint_part(counts: dict[str, int]) -> Part:
         "oversized": "oversized note",
         "duplicate_title": "duplicate title",
         "missing_context_note": "missing context note",
+        "context_budget": "context budget warning",
     }
 
     def listed(kinds: tuple[str, ...]) -> str:
@@ -189,70 +143,12 @@ def _lint_part(counts: dict[str, int]) -> Part:
         return f" ({', '.join(found)})" if found else ""
 
     errors = listed(("broken_link", "ambiguous_link", "front_matter"))
-    warnings = listed(("orphan", "oversized", "duplicate_title", "missing_context_note"))
+    warnings = listed(("orphan", "oversized", "duplicate_title", "missing_context_note", "context_budget"))
     text = (
         f"## Notes health\n{counts.get('notes', 0)} notes; `git hippo notes lint`: {counts.get('errors', 0)} errors{errors}, "
         f"{counts.get('warnings', 0)} warnings{warnings}.\n"
     )
     return Part("lint", "lint", text, required=False)
-
-
-def render(parts: list[Part], left_out: list[Part], budget: int, short_footer: bool = False) -> str:
-    ordered = sorted(parts, key=lambda p: _SECTION_ORDER[p.kind])
-    chunks: list[str] = []
-    relevant_started = memories_started = False
-    for part in ordered:
-        if part.kind == "relevant" and not relevant_started:
-            chunks.append("## Notes relevant to the task\n")
-            relevant_started = True
-        if part.kind == "memory" and not memories_started:
-            chunks.append("## Memories relevant to the task\n")
-            memories_started = True
-        chunks.append(part.text)
-    if left_out:
-        if short_footer:
-            chunks.append(f"## Left out\n{len(left_out)} parts left out to stay within {budget:,} bytes.\n")
-        else:
-            items = ", ".join(f"{p.label} ({p.size:,} bytes)" for p in left_out)
-            chunks.append(
-                f"## Left out\nTo stay within {budget:,} bytes, these were left out: {items}. "
-                "Read notes from the repository when you need them.\n"
-            )
-    return "\n".join(chunks)
-
-
-def _size(text: str) -> int:
-    return len(text.encode("utf-8"))
-
-
-def fit(required: list[Part], optional: list[Part], budget: int) -> tuple[list[Part], list[Part], str]:
-    """Add optional parts in priority order while they fit; leave the rest out whole."""
-    base = render(required, [], budget)
-    if _size(base) > budget:
-        sizes = "; ".join(f"{p.label} {p.size:,}" for p in required)
-        raise HippoError(
-            f"the required context is {_size(base):,} bytes, over the budget of {budget:,} bytes ({sizes})",
-            hint="raise budget_bytes in the [context] table of .hippo/hippo.toml, pass --budget, "
-            "or shorten the entry and required notes",
-        )
-    included = list(required)
-    left: list[Part] = []
-    for part in optional:
-        if _size(render([*included, part], left, budget)) <= budget:
-            included.append(part)
-        else:
-            left.append(part)
-    text = render(included, left, budget)
-    # The footer naming what was left out takes room too: drop more until it all fits.
-    while _size(text) > budget and len(included) > len(required):
-        dropped = included.pop()
-        left.insert(0, dropped)
-        text = render(included, left, budget)
-    if _size(text) > budget:
-        text = render(included, left, budget, short_footer=True)
-    if _size(text) > budget:
-        text = render(included, [], budget)  # the left-out list is also in ContextBlock.left_out
-    return included, left, text
 
 
 def _links_of(text: str | None) -> list[str]:
@@ -270,6 +166,7 @@ def build_context(
     for_claude_hook: bool = False,
     deadline: float | None = None,
     extra: Callable[[str | None], list[Part]] | None = None,
+    degrade: bool | None = None,
 ) -> ContextBlock:
     """The context block for an agent starting work on `task` in this workspace.
 
@@ -279,7 +176,10 @@ def build_context(
     (read directly), relevant notes only from what is indexed so far (`index_complete` False).
     `extra(task)` gives more optional parts (the memories, from a package above this one), ranked
     before relevant notes.
+    `degrade` (default: when no budget is given) shortens required notes that do not fit instead
+    of failing.
     """
+    degrade = budget is None if degrade is None else degrade
     budget = cfg.context.budget_bytes if budget is None else budget
     if budget <= 0:
         raise UsageError(f"the budget must be a positive number of bytes, not {budget}")
@@ -300,7 +200,8 @@ def build_context(
     if entry_text is None:
         missing.append(entry_path)
     else:
-        required.append(Part("entry", entry_path, fence_note(entry_path, entry_text, "entry"), required=True))
+        entry = fence_note(entry_path, entry_text, "entry")
+        required.append(Part("entry", entry_path, entry, required=True, body=entry_text))
     required_texts: list[str] = []
     shown = {entry_path}
     for rel in cfg.context.required:
@@ -312,7 +213,7 @@ def build_context(
             missing.append(path)
             continue
         required_texts.append(text)
-        required.append(Part("required", path, fence_note(path, text, "required"), required=True))
+        required.append(Part("required", path, fence_note(path, text, "required"), required=True, body=text))
     if missing:
         text = "Missing context notes (named in `.hippo/hippo.toml`, not found): " + ", ".join(missing) + "\n"
         required.append(Part("missing", "missing", text, required=True))
@@ -336,7 +237,7 @@ def build_context(
         *(extra(task) if extra is not None else []),
         *relevant,
     ]
-    parts, left, text = fit(required, optional, budget)
+    parts, left, text = fit(required, optional, budget, degrade=degrade)
     return ContextBlock(
         task=task,
         budget=budget,
@@ -349,7 +250,7 @@ def build_context(
             for r in records[:RECENT_SESSIONS]
         ],
         lint=counts,
-        required_bytes=_size(render(required, [], budget)),
+        required_bytes=size_of(render(required, [], budget)),
         index_complete=complete,
         lint_pending=complete and not counts,
     )

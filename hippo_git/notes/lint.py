@@ -1,5 +1,6 @@
 """`notes lint`: broken and ambiguous links, bad front matter (errors); orphans, oversized
-notes, duplicate titles, missing context notes (warnings)."""
+notes, duplicate titles, missing context notes, and context notes near or past the context budget
+(warnings: dreams keep appending to the entry note, and past the budget agents get it shortened)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from hippo_git.notes.parse import Note
 from hippo_git.notes.resolve import Resolver, normalise
 
 ERROR_KINDS = ("broken_link", "ambiguous_link", "front_matter")
-WARNING_KINDS = ("orphan", "oversized", "duplicate_title", "missing_context_note")
+WARNING_KINDS = ("orphan", "oversized", "duplicate_title", "missing_context_note", "context_budget")
+# Warn while there is still room: the entry and required notes at this share of context.budget_bytes.
+CONTEXT_WARN_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -109,8 +112,30 @@ def lint_notes_list(notes: list[Note], cfg: Config, resolver: Resolver | None = 
                     "missing_context_note", path, "named in [context] of .hippo/hippo.toml but does not exist"
                 )
             )
+    budget_issue = context_budget_issue(cfg, {p: n.size for p, n in graph.notes.items()})
+    if budget_issue is not None:
+        report.issues.append(budget_issue)
     report.issues.sort(key=lambda i: (i.severity != "error", i.path, i.line or 0, i.kind))
     return report
+
+
+def context_budget_issue(cfg: Config, sizes: dict[str, int]) -> LintIssue | None:
+    """A warning when the entry and required notes (`sizes`: path → bytes) take most of the context
+    budget, naming the sizes; None while they leave room."""
+    paths = dict.fromkeys(f"{cfg.notes_dir}/{rel}" for rel in (cfg.context.entry, *cfg.context.required))
+    found = {p: sizes[p] for p in paths if p in sizes}
+    total, budget = sum(found.values()), cfg.context.budget_bytes
+    if not found or total < budget * CONTEXT_WARN_SHARE:
+        return None
+    largest = max(found, key=lambda p: found[p])
+    what = "past" if total > budget else "near"
+    parts = ", ".join(f"{p} {n:,}" for p, n in found.items())
+    return LintIssue(
+        "context_budget",
+        largest,
+        f"the entry and required notes are {total:,} bytes ({parts}), {what} context.budget_bytes = "
+        f"{budget:,}: past it agents get them shortened; shorten {largest} or raise the budget",
+    )
 
 
 def lint_notes(cfg: Config, conn: sqlite3.Connection | None = None) -> LintReport:

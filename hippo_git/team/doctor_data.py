@@ -23,18 +23,17 @@ def check_notes(ctx: Context) -> list[Check]:
 
     report = lint_notes(ctx.cfg)
     errors = [i for i in report.issues if i.severity == "error"]
+    checks = [Check("notes lint", GREEN, f"no errors ({len(report.issues) - len(errors)} warning(s))")]
     if errors:
         first = errors[0]
-        return [
-            Check(
-                "notes lint",
-                RED,
-                f"{len(errors)} error(s), e.g. {first.path}: {first.message}",
-                "git hippo notes lint",
-            )
-        ]
-    warnings = len(report.issues) - len(errors)
-    return [Check("notes lint", GREEN, f"no errors ({warnings} warning(s))")]
+        saw = f"{len(errors)} error(s), e.g. {first.path}: {first.message}"
+        checks = [Check("notes lint", RED, saw, "git hippo notes lint")]
+    for issue in (i for i in report.issues if i.kind == "context_budget"):
+        # said while there is still room; red once agents get the notes shortened
+        past = "past context.budget_bytes" in issue.message
+        fix = f"shorten {issue.path} or raise context.budget_bytes in .hippo/hippo.toml"
+        checks.append(Check("context size", RED if past else GREEN, issue.message, fix if past else ""))
+    return checks
 
 
 def check_index(ctx: Context) -> list[Check]:

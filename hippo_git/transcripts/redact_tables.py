@@ -12,11 +12,45 @@ of its gates occur.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from hippo_git.transcripts import redact_rules as formats
 
-Rule = tuple[str, re.Pattern[str], bool, tuple[str, ...], bool, str]
+
+class LazyPattern:
+    """A regex compiled on its first use, which then takes this stand-in's place in its table
+    (`settle`), so a scanning loop meets the compiled pattern from then on and pays nothing more.
+    Compiling every table at import cost ~100 ms; the pre-commit check of a few notes reaches a
+    handful of patterns, ingest all of them within its first transcripts."""
+
+    __slots__ = ("pattern", "_settle")
+
+    def __init__(self, pattern: str, settle: Callable[[re.Pattern[str]], None]) -> None:
+        self.pattern = pattern
+        self._settle = settle
+
+    def compiled(self) -> re.Pattern[str]:
+        rx = re.compile(self.pattern)
+        self._settle(rx)
+        return rx
+
+    def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().match(text, pos, endpos)
+
+    def fullmatch(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().fullmatch(text, pos, endpos)
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().search(text, pos, endpos)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
+        return self.compiled().finditer(text, pos, endpos)
+
+
+Pattern = re.Pattern[str] | LazyPattern
+Rule = tuple[str, Pattern, bool, tuple[str, ...], bool, str]
 Gate = tuple[str, bool, int]  # (literal, look in the lowercased text, the rules it enables)
 GateKid = tuple[str, bool, int, tuple[Gate, ...]]  # a Gate, and the gates tried only after it
 GateNode = tuple[str, int, tuple[GateKid, ...]]  # (literal, rules it enables, gates tried after it)
@@ -38,14 +72,25 @@ _COMMON = ("//",)
 LONG = 600
 
 
-def tokens() -> dict[bytes, list[tuple[str, re.Pattern[str]]]]:
-    """Vendor token patterns keyed by their first two (literal) characters."""
-    table: dict[bytes, list[tuple[str, re.Pattern[str]]]] = {}
+def tokens() -> dict[bytes, list[tuple[str, Pattern]]]:
+    """Vendor token patterns keyed by their first two (literal) characters, compiled when first used."""
+    table: dict[bytes, list[tuple[str, Pattern]]] = {}
     for kind, pattern in formats.TOKENS:
         if re.escape(pattern[:2]) != pattern[:2]:
             raise ValueError(f"a token pattern must start with two literal characters: {pattern!r}")
-        table.setdefault(pattern[:2].encode(), []).append((kind, re.compile(pattern)))
+        slots = table.setdefault(pattern[:2].encode(), [])
+        slots.append((kind, LazyPattern(pattern, _settle_at(slots, len(slots), 1))))
     return table
+
+
+def _settle_at(table: list[Any], i: int, field: int) -> Callable[[re.Pattern[str]], None]:
+    """Puts a compiled pattern in field `field` of the tuple at `table[i]`."""
+
+    def settle(rx: re.Pattern[str]) -> None:
+        row = table[i]
+        table[i] = (*row[:field], rx, *row[field + 1 :])
+
+    return settle
 
 
 def shapes() -> dict[int, list[tuple[str, re.Pattern[str], re.Pattern[str] | None]]]:
@@ -66,15 +111,16 @@ def rules() -> tuple[list[Rule], list[tuple[tuple[str, ...], bool]]]:
     found: list[Rule] = []
     gates: list[tuple[tuple[str, ...], bool]] = []
     for kind, literals, low, pattern in formats.ANCHORED:
-        rx = re.compile(pattern)
+        rx = LazyPattern(pattern, _settle_at(found, len(found), 1))
         lead = _lead(pattern)
         gates.append((tuple(g.lower() if low else g for g in literals), low))
         # Worth a look of its own only when no gate already holds it (`/api/v1/` behind `//`).
         lead = lead if len(lead) > 2 and not any(lead in gate for gate in gates[-1][0]) else ""
-        groups = tuple(g for g in ("s", "t", "u", "n") if g in rx.groupindex)
+        groups = tuple(g for g in ("s", "t", "u", "n") if f"(?P<{g}>" in pattern)
         found.append((kind, rx, low, groups, False, lead))
     for family, literals, head in formats.ASSIGN_HEADS:
-        found.append((family, re.compile(head + formats.ASSIGN_TAIL), True, (), True, ""))
+        assign = LazyPattern(head + formats.ASSIGN_TAIL, _settle_at(found, len(found), 1))
+        found.append((family, assign, True, (), True, ""))
         gates.append((literals, True))
     return found, gates
 

@@ -1,0 +1,44 @@
+"""The git hooks' way in: `python -m hippo_git hook pre-commit` (the installed shim) runs here
+without loading click or the command group, since every commit waits for it.
+
+Same behaviour as `git hippo hook NAME` (`hook_cmds.hook_cmd`): no-op inside hippo's own model
+runs, the check's output as is, a `HippoError` as `error:`/`hint:` lines and its exit code. An
+unexpected error falls back to the full command, which logs it (the checks only read).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+# Git hooks: name → "module:function"; function(root: Path, argv: list[str]) -> (exit, stdout, stderr)
+GIT_HOOKS: dict[str, str] = {
+    "pre-commit": "hippo_git.team.githooks:pre_commit",
+    "post-merge": "hippo_git.team.githooks:post_merge",
+}
+
+
+def run_git_hook(name: str, argv: list[str]) -> int | None:
+    """The exit status of git hook `name`, or None when the full command must handle the call."""
+    from hippo_git.errors import HippoError
+
+    if name not in GIT_HOOKS:
+        return None
+    if os.environ.get("HIPPO_INTERNAL"):
+        return 0
+    module, _, attr = GIT_HOOKS[name].partition(":")
+    try:
+        fn: Callable[[Path, list[str]], tuple[int, str, str]] = getattr(importlib.import_module(module), attr)
+        code, out, err = fn(Path.cwd(), argv)
+    except HippoError as exc:
+        sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
+        return exc.exit_code
+    except Exception:  # noqa: BLE001 - the full command reports and logs it
+        return None
+    for stream, text in ((sys.stdout, out), (sys.stderr, err)):
+        if text:
+            stream.write(text if text.endswith("\n") else text + "\n")
+    return code

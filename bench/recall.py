@@ -1,0 +1,384 @@
+"""Recall benchmark (not part of the test run): LoCoMo evidence recall of `search`, beside a bare
+FTS5 BM25 baseline measured in the same run.
+
+Each LoCoMo conversation of ../shared/corpora/retrieval/locomo-dev.json becomes sessions of turns
+in a fresh index (one cwd per conversation, the sessions' real dates as timestamps); every question
+with evidence is searched within its conversation, and evidence recall@k is the share of its
+evidence turns in the top k, averaged over questions. The baseline is the same turns in a bare
+FTS5 table (same tokenizer), queried with the question's words OR-ed, ranked by bm25. Never tune
+on anything but this dev file.
+
+Also reported: search p50 in process at scale (the LoCoMo turns replicated with ordinary filler
+turns up to --scale turns), a cold `git hippo search` subprocess against `python -c pass` and
+`git hippo --version`, and the index size against a variant with a neighbour-context column.
+
+    python bench/recall.py                 # recall + latency at 200k turns
+    python bench/recall.py --scale 1000000 # the 1M-turn latency figure (slow to build)
+    python bench/recall.py --quick         # recall only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+DEV = REPO.parent / "shared" / "corpora" / "retrieval" / "locomo-dev.json"
+KS = (5, 10, 25, 50)
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+TARGETS = {10: 0.75, 50: 0.88}
+P50_TARGET_MS = 20.0
+_WORD = re.compile(r"[^\W_]+")
+
+Turn = tuple[str, int, str, str, str]  # session id, seq, kind, text, ts
+Question = tuple[str, str, set[str]]  # cwd, question, evidence dia ids
+
+
+def _when(text: str) -> str:
+    """'1:56 pm on 8 May, 2023' → ISO time."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def load(path: Path) -> tuple[list[Turn], dict[str, str], dict[tuple[str, int], str], list[Question]]:
+    """(turns, session id → cwd, (session, seq) → dia id, questions)."""
+    data = json.loads(path.read_text())
+    turns: list[Turn] = []
+    cwd_of: dict[str, str] = {}
+    dia: dict[tuple[str, int], str] = {}
+    questions: list[Question] = []
+    for sample in data:
+        conv = sample["conversation"]
+        cwd = f"/locomo/{sample['sample_id']}"
+        n = 1
+        while f"session_{n}" in conv:
+            sid = f"{sample['sample_id']}-s{n:02d}"
+            cwd_of[sid] = cwd
+            start = _when(conv[f"session_{n}_date_time"])
+            for seq, turn in enumerate(conv[f"session_{n}"]):
+                text = f"{turn['speaker']}: {turn['text']}"
+                if turn.get("blip_caption"):
+                    text += f" [shares {turn['blip_caption']}]"
+                kind = "prompt" if turn["speaker"] == conv["speaker_a"] else "answer"
+                turns.append((sid, seq, kind, text, start))
+                dia[(sid, seq)] = turn["dia_id"]
+            n += 1
+        for qa in sample["qa"]:
+            evidence = {e.strip() for e in qa.get("evidence", []) if e.strip()}
+            if evidence:
+                questions.append((cwd, str(qa["question"]), evidence))
+    return turns, cwd_of, dia, questions
+
+
+def build_index(path: Path, turns: list[Turn], cwd_of: dict[str, str], filler: int = 0) -> None:
+    """A hippo index holding `turns` (and `filler` ordinary turns in other sessions, written first,
+    so the LoCoMo turns are not the most recently indexed ones)."""
+    from hippo_git.index.db import connect
+
+    conn = connect(path)
+    conn.execute("BEGIN IMMEDIATE")
+    rows: list[tuple[Any, ...]] = []
+    sessions: dict[str, tuple[str, str]] = {}
+    for sid, seq, kind, text, ts in _filler(filler):
+        sessions.setdefault(sid, ("/filler", ts))
+        rows.append((sid, seq, kind, text, ts))
+    for sid, seq, kind, text, ts in turns:
+        sessions.setdefault(sid, (cwd_of[sid], ts))
+        rows.append((sid, seq, kind, text, ts))
+    conn.executemany(
+        "INSERT INTO sessions(id, harness, cwd, started, ended, turns) VALUES (?, 'claude-code', ?, ?, ?, 0)",
+        [(sid, cwd, ts, ts) for sid, (cwd, ts) in sessions.items()],
+    )
+    conn.executemany("INSERT INTO turns(session_id, seq, kind, text, ts) VALUES (?, ?, ?, ?, ?)", rows)
+    conn.execute("INSERT INTO turns_fts(rowid, text) SELECT id, text FROM turns")
+    conn.execute("COMMIT")
+    conn.execute("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')")
+    conn.close()
+
+
+_FILLER_WORDS = [
+    "the",
+    "build",
+    "failed",
+    "again",
+    "so",
+    "I",
+    "reran",
+    "the",
+    "tests",
+    "and",
+    "the",
+    "flaky",
+    "one",
+    "passed",
+    "this",
+    "time;",
+    "we",
+    "should",
+    "look",
+    "at",
+    "the",
+    "cache",
+    "config,",
+    "the",
+    "retry",
+    "loop,",
+    "the",
+    "logging,",
+    "the",
+    "database",
+    "migration",
+    "and",
+    "the",
+    "deploy",
+    "script",
+    "before",
+    "friday;",
+    "she",
+    "said",
+    "the",
+    "kids",
+    "loved",
+    "the",
+    "trip",
+    "and",
+    "the",
+    "painting",
+    "class",
+    "was",
+    "great,",
+    "then",
+    "we",
+    "talked",
+    "about",
+    "music,",
+    "books,",
+    "hiking,",
+    "dogs,",
+    "cats,",
+    "work,",
+    "family,",
+    "friends,",
+    "school,",
+    "dinner,",
+    "weekend",
+    "plans",
+    "and",
+    "a",
+    "movie",
+]
+
+
+def _filler(count: int) -> Iterator[Turn]:
+    rng = random.Random(7)
+    per = 40
+    for n in range(count):
+        sid, seq = f"filler-{n // per:06d}", n % per
+        words = rng.choices(_FILLER_WORDS, k=rng.randint(8, 40))
+        yield sid, seq, "prompt" if seq % 2 == 0 else "answer", " ".join(words), "2022-01-01T00:00:00Z"
+
+
+def bare_baseline(
+    turns: list[Turn], cwd_of: dict[str, str]
+) -> Callable[[str, str, int], list[tuple[str, int]]]:
+    conn = sqlite3.connect(":memory:")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE t USING fts5(text, sid UNINDEXED, seq UNINDEXED, cwd UNINDEXED, tokenize='{TOKENIZER}')"
+    )
+    conn.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [(x[3], x[0], x[1], cwd_of[x[0]]) for x in turns])
+
+    def run(cwd: str, question: str, k: int) -> list[tuple[str, int]]:
+        words = dict.fromkeys(w.lower() for w in _WORD.findall(question))
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = conn.execute(
+            "SELECT sid, seq FROM t WHERE t MATCH ? AND cwd = ? ORDER BY bm25(t) LIMIT ?", (match, cwd, k)
+        ).fetchall()
+        return [(r[0], int(r[1])) for r in rows]
+
+    return run
+
+
+def hippo_search(index: Path) -> Callable[[str, str, int], list[tuple[str, int]]]:
+    from hippo_git.index.db import connect
+    from hippo_git.index.search import search
+
+    conn = connect(index, readonly=True)
+
+    def run(cwd: str, question: str, k: int) -> list[tuple[str, int]]:
+        return [(h.session_id, h.seq) for h in search(conn, question, limit=k, cwds=[cwd])]
+
+    return run
+
+
+def recall(
+    run: Callable[[str, str, int], list[tuple[str, int]]],
+    questions: list[Question],
+    dia: dict[tuple[str, int], str],
+) -> dict[int, float]:
+    totals = dict.fromkeys(KS, 0.0)
+    for cwd, question, evidence in questions:
+        ranked = [dia.get(key) for key in run(cwd, question, max(KS))]
+        for k in KS:
+            totals[k] += len(evidence & set(ranked[:k])) / len(evidence)
+    return {k: totals[k] / len(questions) for k in KS}
+
+
+def _pct(r: dict[int, float]) -> str:
+    return " ".join(f"@{k} {100 * v:5.1f}" for k, v in r.items())
+
+
+def latency(index: Path, questions: list[Question], count: int) -> dict[str, float]:
+    from hippo_git.index.db import connect
+    from hippo_git.index.search import search
+
+    conn = connect(index, readonly=True)
+    picked = random.Random(3).sample(questions, min(count, len(questions)))
+    search(conn, picked[0][1])
+    times = []
+    for _, q, _ in picked:
+        start = time.perf_counter()
+        search(conn, q, limit=20)
+        times.append((time.perf_counter() - start) * 1000)
+    conn.close()
+    times.sort()
+    return {"p50_ms": statistics.median(times), "p95_ms": times[int(0.95 * (len(times) - 1))]}
+
+
+def cold(index: Path) -> dict[str, float]:
+    env = {**os.environ, "HIPPO_HOME": str(index.parent)}
+    exe = [sys.executable, "-m", "hippo_git"]
+
+    def best(argv: list[str]) -> float:
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, capture_output=True, check=False)
+            times.append((time.perf_counter() - start) * 1000)
+        return min(times)
+
+    return {
+        "python -c pass": best([sys.executable, "-c", "pass"]),
+        "git hippo --version": best([*exe, "--version"]),
+        "git hippo search": best([*exe, "search", "adoption agencies support group"]),
+    }
+
+
+def neighbour_column_size(turns: list[Turn]) -> dict[str, int]:
+    """Bytes of a bare FTS5 index over the turns, without and with a second column holding each
+    turn's ±2 session neighbours (the design not chosen: smoothing at query time needs no column)."""
+    sizes = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, with_ctx in (("text only", False), ("text + neighbours", True)):
+            path = Path(tmp) / f"{with_ctx}.sqlite"
+            conn = sqlite3.connect(path)
+            cols = "text, ctx" if with_ctx else "text"
+            conn.execute(f"CREATE VIRTUAL TABLE t USING fts5({cols}, tokenize='{TOKENIZER}')")
+            rows = []
+            for i, turn in enumerate(turns):
+                if with_ctx:
+                    near = [
+                        turns[j][3]
+                        for j in range(max(0, i - 2), min(len(turns), i + 3))
+                        if j != i and turns[j][0] == turn[0]
+                    ]
+                    rows.append((turn[3], " ".join(near)))
+                else:
+                    rows.append((turn[3],))
+            conn.executemany(f"INSERT INTO t VALUES ({', '.join('?' * len(rows[0]))})", rows)
+            conn.commit()
+            conn.execute("INSERT INTO t(t) VALUES ('optimize')")
+            conn.commit()
+            conn.execute("VACUUM")
+            conn.close()
+            sizes[name] = path.stat().st_size
+    return sizes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--dev", type=Path, default=DEV)
+    parser.add_argument("--scale", type=int, default=200_000, help="turns in the latency index")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--quick", action="store_true", help="recall only")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    turns, cwd_of, dia, questions = load(args.dev)
+    report: dict[str, Any] = {"questions": len(questions), "turns": len(turns)}
+    with tempfile.TemporaryDirectory() as tmp:
+        index = Path(tmp) / "index.sqlite"
+        build_index(index, turns, cwd_of)
+        report["baseline"] = recall(bare_baseline(turns, cwd_of), questions, dia)
+        report["hippo"] = recall(hippo_search(index), questions, dia)
+        if not args.quick:
+            report["index_bytes"] = index.stat().st_size
+            report["fts_sizes"] = neighbour_column_size(turns)
+            big = Path(tmp) / "big" / "index.sqlite"
+            big.parent.mkdir()
+            start = time.perf_counter()
+            build_index(big, turns, cwd_of, filler=max(0, args.scale - len(turns)))
+            report["scale_build_s"] = round(time.perf_counter() - start, 1)
+            report["scale_turns"] = max(args.scale, len(turns))
+            report["scaled"] = recall(hippo_search(big), questions, dia)
+            report["latency"] = latency(big, questions, args.queries)
+            report["cold_ms"] = cold(big)
+    checks = [(f"recall@{k} ≥ {100 * v:.0f}", report["hippo"][k] >= v) for k, v in TARGETS.items()]
+    if "latency" in report:
+        checks.append(
+            (
+                f"search p50 ≤ {P50_TARGET_MS:.0f} ms at {report['scale_turns']:,} turns",
+                report["latency"]["p50_ms"] <= P50_TARGET_MS,
+            )
+        )
+        cold_ms = report["cold_ms"]
+        checks.append(
+            (
+                "cold search ≤ 2 × `git hippo --version`",
+                cold_ms["git hippo search"] <= 2 * cold_ms["git hippo --version"],
+            )
+        )
+    if args.json:
+        print(json.dumps({**report, "checks": dict(checks)}, indent=2, default=str))
+        return
+    print(f"LoCoMo dev: {report['questions']} questions over {report['turns']} turns")
+    print(f"  bare FTS5 BM25   {_pct(report['baseline'])}")
+    print(f"  git hippo search {_pct(report['hippo'])}")
+    if "scaled" in report:
+        print(
+            f"  … with {report['scale_turns']:,} turns in the index {_pct(report['scaled'])} (built in {report['scale_build_s']} s)"
+        )
+        lat = report["latency"]
+        print(
+            f"search in process at {report['scale_turns']:,} turns: p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms"
+        )
+        print(
+            "cold subprocess (best of 5): "
+            + ", ".join(f"{k} {v:.0f} ms" for k, v in report["cold_ms"].items())
+        )
+        print(
+            f"index file {report['index_bytes']:,} bytes; bare FTS5: "
+            + ", ".join(f"{k} {v:,}" for k, v in report["fts_sizes"].items())
+        )
+    for label, ok in checks:
+        print(f"{'met   ' if ok else 'MISSED'} {label}")
+
+
+if __name__ == "__main__":
+    main()

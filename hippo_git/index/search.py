@@ -78,9 +78,11 @@ def search(
     fts: bool = False,
     marks: tuple[str, str] = MARKS,
     now: datetime | None = None,
+    snippet_tokens: int = SNIPPET_TOKENS,
 ) -> list[Hit]:
     """Turns matching `query`, best first. `cwds`/`session_ids` keep sessions under those folders or
-    with those ids (the workspace filter); `session` is an exact session id (resolve prefixes first)."""
+    with those ids (the workspace filter); `session` is an exact session id (resolve prefixes first);
+    `now` is when relative time words count from; snippets are up to `snippet_tokens` (≤ 64) words."""
     if limit <= 0:
         return []
     where, params = session_filters(
@@ -111,7 +113,7 @@ def search(
             f"the search query is not valid FTS5: {exc}",
             hint='leave out --fts to search plain words, or quote phrases like "exact phrase"',
         ) from None
-    return _hits(conn, ranked, expression, where, params, marks, limit)
+    return _hits(conn, ranked, expression, where, params, marks, limit, min(64, max(1, snippet_tokens)))
 
 
 def rank_turns(
@@ -240,6 +242,7 @@ def _hits(
     params: Sequence[Any],
     marks: tuple[str, str],
     limit: int,
+    tokens: int,
 ) -> list[Hit]:
     """The hits of the ranked turns that pass the filters (a neighbour may not: `since`)."""
     if not ranked:
@@ -261,11 +264,20 @@ def _hits(
             continue
         snip = conn.execute(
             "SELECT snippet(turns_fts, 0, ?, ?, '…', ?) FROM turns_fts WHERE turns_fts MATCH ? AND rowid = ?",
-            (marks[0], marks[1], SNIPPET_TOKENS, expression, tid),
+            (marks[0], marks[1], tokens, expression, tid),
         ).fetchone()
         text = (snip[0] if snip else "") or ""
         hit = Hit(
-            r[1], int(r[2]), r[3], r[4], r[5], r[6], r[7], text or _head(str(r[8])), round(score, 4), not text
+            r[1],
+            int(r[2]),
+            r[3],
+            r[4],
+            r[5],
+            r[6],
+            r[7],
+            text or _head(str(r[8]), tokens),
+            round(score, 4),
+            not text,
         )
         hits.append(hit)
         if len(hits) >= limit:

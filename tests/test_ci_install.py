@@ -28,6 +28,9 @@ def test_workflow_is_valid_and_has_the_steps(repo: Path) -> None:
     assert "git hippo verify" in runs and "--format github" in runs
     assert "gh pr comment" in runs
     assert job["steps"][0]["with"]["fetch-depth"] == 0
+    recall = doc["jobs"]["eval"]["steps"]
+    assert recall[-1]["run"].startswith("git hippo eval --min-recall 0.8")
+    assert recall[-1]["if"] == "hashFiles('.hippo/eval.json', '.hippo/eval.toml') != ''"
     assert run_cli(["ci", "install", "github"], cwd=repo).stderr.startswith("unchanged")
 
 

@@ -52,6 +52,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "xray": ("signals_cmds", "xray_cmd"),
     "card": ("signals_cmds", "card_cmd"),
     "lessons": ("signals_cmds", "lessons_group"),
+    "graph": ("recall_cmds", "graph_cmd"),
+    "eval": ("recall_cmds", "eval_cmd"),
 }
 
 

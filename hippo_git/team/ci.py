@@ -60,7 +60,24 @@ jobs:
       - name: Fail when any change did not verify
         if: steps.verify.outputs.status != '0'
         run: exit 1
+
+  # Recall quality on the team's cases (notes only: CI has no transcripts), when the repository has them.
+  eval:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: Set up Python
+        uses: actions/setup-python@v5
+        with:
+          python-version: "3.12"
+      - name: Install hippo_git
+        if: hashFiles('.hippo/eval.json', '.hippo/eval.toml') != ''
+        run: python -m pip install {install}
+      - name: Recall on .hippo/eval cases (git hippo eval)
+        if: hashFiles('.hippo/eval.json', '.hippo/eval.toml') != ''
+        run: git hippo eval --min-recall {min_recall} >> "$GITHUB_STEP_SUMMARY"
 """
+EVAL_MIN_RECALL = 0.8
 
 
 @dataclass(frozen=True)
@@ -70,7 +87,7 @@ class CiInstall:
 
 
 def workflow_text(target: str, install: str = f"hippo-git=={__version__}") -> str:
-    return WORKFLOW.format(version=__version__, target=target, install=install)
+    return WORKFLOW.format(version=__version__, target=target, install=install, min_recall=EVAL_MIN_RECALL)
 
 
 def install_github(start: Path, *, install: str | None = None, force: bool = False) -> CiInstall:

@@ -8,8 +8,8 @@ evidence turns in the top k, averaged over questions. The baseline is the same t
 FTS5 table (same tokenizer), queried with the question's words OR-ed, ranked by bm25. Never tune
 on anything but this dev file.
 
-Also reported: search p50 in process at scale (the LoCoMo turns replicated with ordinary filler
-turns up to --scale turns), a cold `git hippo search` subprocess against `python -c pass` and
+Also reported: search p50 in process at scale (the LoCoMo turns replicated in other folders up
+to --scale turns), a cold `git hippo search` subprocess against `python -c pass` and
 `git hippo --version`, and the index size against a variant with a neighbour-context column.
 
     python bench/recall.py                 # recall + latency at 200k turns
@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -84,112 +84,38 @@ def load(path: Path) -> tuple[list[Turn], dict[str, str], dict[tuple[str, int], 
     return turns, cwd_of, dia, questions
 
 
-def build_index(path: Path, turns: list[Turn], cwd_of: dict[str, str], filler: int = 0) -> None:
-    """A hippo index holding `turns` (and `filler` ordinary turns in other sessions, written first,
-    so the LoCoMo turns are not the most recently indexed ones)."""
+def build_index(path: Path, turns: list[Turn], cwd_of: dict[str, str], scale: int = 0) -> None:
+    """A hippo index holding `turns`; with `scale`, first copies of them in other sessions and
+    folders (`/replica/N`) up to about `scale` turns, so the LoCoMo turns are neither alone nor the
+    most recently indexed ones, and every word keeps its share of the turns."""
     from hippo_git.index.db import connect
 
     conn = connect(path)
     conn.execute("BEGIN IMMEDIATE")
-    rows: list[tuple[Any, ...]] = []
-    sessions: dict[str, tuple[str, str]] = {}
-    for sid, seq, kind, text, ts in _filler(filler):
-        sessions.setdefault(sid, ("/filler", ts))
-        rows.append((sid, seq, kind, text, ts))
-    for sid, seq, kind, text, ts in turns:
-        sessions.setdefault(sid, (cwd_of[sid], ts))
-        rows.append((sid, seq, kind, text, ts))
-    conn.executemany(
-        "INSERT INTO sessions(id, harness, cwd, started, ended, turns) VALUES (?, 'claude-code', ?, ?, ?, 0)",
-        [(sid, cwd, ts, ts) for sid, (cwd, ts) in sessions.items()],
-    )
-    conn.executemany("INSERT INTO turns(session_id, seq, kind, text, ts) VALUES (?, ?, ?, ?, ?)", rows)
+    sessions = {sid: (cwd_of[sid], ts) for sid, _, _, _, ts in turns}
+    copies = max(0, -(-(scale - len(turns)) // len(turns))) if scale else 0
+    for n in range(copies + 1):
+        tag = "" if n == copies else f"r{n:04d}-"  # the real ones last
+        conn.executemany(
+            "INSERT INTO sessions(id, harness, cwd, started, ended, turns) VALUES (?, 'claude-code', ?, ?, ?, 0)",
+            [(tag + sid, f"/replica/{n}" if tag else cwd, ts, ts) for sid, (cwd, ts) in sessions.items()],
+        )
+        conn.executemany(
+            "INSERT INTO turns(session_id, seq, kind, text, ts) VALUES (?, ?, ?, ?, ?)",
+            [(tag + sid, seq, kind, text, ts) for sid, seq, kind, text, ts in turns],
+        )
     conn.execute("INSERT INTO turns_fts(rowid, text) SELECT id, text FROM turns")
     conn.execute("COMMIT")
     conn.execute("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')")
     conn.close()
 
 
-_FILLER_WORDS = [
-    "the",
-    "build",
-    "failed",
-    "again",
-    "so",
-    "I",
-    "reran",
-    "the",
-    "tests",
-    "and",
-    "the",
-    "flaky",
-    "one",
-    "passed",
-    "this",
-    "time;",
-    "we",
-    "should",
-    "look",
-    "at",
-    "the",
-    "cache",
-    "config,",
-    "the",
-    "retry",
-    "loop,",
-    "the",
-    "logging,",
-    "the",
-    "database",
-    "migration",
-    "and",
-    "the",
-    "deploy",
-    "script",
-    "before",
-    "friday;",
-    "she",
-    "said",
-    "the",
-    "kids",
-    "loved",
-    "the",
-    "trip",
-    "and",
-    "the",
-    "painting",
-    "class",
-    "was",
-    "great,",
-    "then",
-    "we",
-    "talked",
-    "about",
-    "music,",
-    "books,",
-    "hiking,",
-    "dogs,",
-    "cats,",
-    "work,",
-    "family,",
-    "friends,",
-    "school,",
-    "dinner,",
-    "weekend",
-    "plans",
-    "and",
-    "a",
-    "movie",
-]
-
-
-def _filler(count: int) -> Iterator[Turn]:
-    rng = random.Random(7)
-    per = 40
-    for n in range(count):
-        sid, seq = f"filler-{n // per:06d}", n % per
-        words = rng.choices(_FILLER_WORDS, k=rng.randint(8, 40))
-        yield sid, seq, "prompt" if seq % 2 == 0 else "answer", " ".join(words), "2022-01-01T00:00:00Z"
+def _count(index: Path) -> int:
+    conn = sqlite3.connect(index)
+    try:
+        return int(conn.execute("SELECT count(*) FROM turns").fetchone()[0])
+    finally:
+        conn.close()
 
 
 def bare_baseline(
@@ -333,9 +259,9 @@ def main() -> None:
             big = Path(tmp) / "big" / "index.sqlite"
             big.parent.mkdir()
             start = time.perf_counter()
-            build_index(big, turns, cwd_of, filler=max(0, args.scale - len(turns)))
+            build_index(big, turns, cwd_of, scale=args.scale)
             report["scale_build_s"] = round(time.perf_counter() - start, 1)
-            report["scale_turns"] = max(args.scale, len(turns))
+            report["scale_turns"] = _count(big)
             report["scaled"] = recall(hippo_search(big), questions, dia)
             report["latency"] = latency(big, questions, args.queries)
             report["cold_ms"] = cold(big)

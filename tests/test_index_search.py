@@ -240,3 +240,27 @@ def test_every_match_is_ranked_not_only_recent_ones(
         f"new{n:03d}" for n in range(30)
     }
     conn.close()
+
+
+def test_common_words_still_count_when_rare_words_pick_the_candidates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hippo_git.index.search as search_module
+
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude"
+    turns = [("user", f"the deploy of service {n} went fine") for n in range(40)]
+    turns += [("user", "the rollback script ran"), ("user", "the deploy rollback script ran twice")]
+    write_jsonl(folder / "s.jsonl", claude_lines("s", str(repo), turns))
+    cfg = config(repo, {"claude-code": [folder]})
+    ingest(cfg)
+    conn = connect(cfg.index_path, readonly=True)
+    monkeypatch.setattr(search_module, "MATCH_BUDGET", 10)
+    rare, common = search_module._split_common(conn, ["deploy", "rollback"])
+    assert rare == ["rollback"] and [w for w, _ in common] == ["deploy"] and common[0][1] > 0
+    hits = [h for h in search(conn, "deploy rollback") if not h.near]
+    # Only the rare word was matched by FTS5, yet the turn with both words comes first.
+    assert [h.seq for h in hits] == [41, 40]
+    monkeypatch.setattr(search_module, "MATCH_BUDGET", 1000)
+    assert search_module._split_common(conn, ["deploy", "rollback"]) == (["deploy", "rollback"], [])
+    conn.close()

@@ -1,8 +1,10 @@
 """Full-text search over turns: BM25 ranking with session neighbours, highlighted snippets, filters.
 
 A plain query is cut into words the way the index cuts text (`index.query`); a turn matches when it
-holds any of them, and BM25 rewards the turns that hold more, and rarer, ones. Every match under the
-filters is ranked (no window of recent turns), so old evidence stays findable as the index grows.
+holds any of them, and BM25 rewards the turns that hold more, and rarer, ones. There is no window
+of recent turns, so old evidence stays findable as the index grows: FTS5 ranks every match of the
+query's rarer words (as many as fit MATCH_BUDGET matches, the rarest always), and the words too
+common for that add their weight to those candidates only (`_split_common`).
 
 A turn is then ranked with its session neighbours: the answer to a question often sits in the turn
 after the one that repeats its words (a question and its reply; a prompt, then the answer and the
@@ -17,6 +19,8 @@ hint, never a crash.
 
 from __future__ import annotations
 
+import math
+import re
 import sqlite3
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
@@ -24,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from hippo_git.errors import HippoError
-from hippo_git.index.query import STOPWORDS, query_terms, quote
+from hippo_git.index.query import STOPWORDS, Terms, query_terms, quote
 from hippo_git.index.sessions import session_filters
 from hippo_git.index.timewords import TimeSpan, find_time
 
@@ -32,8 +36,10 @@ __all__ = ["MARKS", "STOPWORDS", "Hit", "quote_token", "rank_turns", "search", "
 
 MARKS = ("«", "»")
 SNIPPET_TOKENS = 24
-CANDIDATES = 200  # best matches per query that neighbours are looked up for
-NEAR_WEIGHT = (0.0, 0.5, 0.3)  # share of a neighbour's score a turn gets, by distance 0, 1, 2
+CANDIDATES = 400  # best matches per query: their scores are known when they are neighbours
+SMOOTHED = 200  # the best of them, ranked again with their neighbours
+MATCH_BUDGET = 20_000  # matches ranked in full per query; past it the rarer words pick the candidates
+NEAR_WEIGHT = (0.0, 0.45, 0.3)  # share of a neighbour's score a turn gets, by distance 0, 1, 2
 TIME_BOOST = 1.0  # a turn in the span the query names scores (1 + this) times higher
 AFTER_BOOST = 0.5  # … and one in the week after it this much (events are told after they happen)
 
@@ -96,16 +102,20 @@ def search(
         where.append("t.session_id = ?")
         params.append(session)
     span: TimeSpan | None = None
+    common: list[tuple[str, float]] = []
     if fts:
         expression = query
     else:
         span, rest = find_time(query, now)
-        words = word_queries(rest) or word_queries(query)
-        if not words:
+        terms = query_terms(rest)
+        if not terms.words:
+            terms = query_terms(query)
+        if not terms.words:
             return []
-        expression = words[0]
+        rare, common = _split_common(conn, list(terms.words))
+        expression = Terms(tuple(rare)).expression()
     try:
-        ranked = rank_turns(conn, expression, where, params, limit, span=span)
+        ranked = rank_turns(conn, expression, where, params, limit, span=span, common=common)
     except sqlite3.OperationalError as exc:
         if not fts or "locked" in str(exc) or "busy" in str(exc):
             raise
@@ -124,9 +134,12 @@ def rank_turns(
     limit: int = 20,
     *,
     span: TimeSpan | None = None,
+    common: Sequence[tuple[str, float]] = (),
 ) -> list[tuple[int, float]]:
     """(turn id, score) of the best `limit` turns for an FTS5 expression, best first, under SQL
     conditions over `turns t` and `sessions s`: BM25, then smoothed over session neighbours.
+    `common` are words left out of the expression because they match too many turns, with their
+    IDF: they add to the candidates' scores (see `_split_common`).
     The ranking `search` uses, for callers that build their own expression and filters."""
     own = _matches(conn, expression, where, params, max(CANDIDATES, limit))
     if span is not None:
@@ -135,11 +148,13 @@ def rank_turns(
         own.update(_matches(conn, expression, inside, [*params, span.start, _after(span)], CANDIDATES))
     if not own:
         return []
-    near = _neighbours(conn, list(own))
+    if common:
+        for tid, extra in _common_scores(conn, list(own), common).items():
+            own[tid] += extra
+    near = _neighbours(conn, sorted(own, key=lambda tid: -own[tid])[:SMOOTHED])
+    # A neighbour outside the candidates counts as not matching: scoring it would cost a BM25
+    # lookup per row (FTS5 recomputes its statistics for each), and it measured no better.
     scores = dict(own)
-    scores.update(
-        _scores_of(conn, expression, [n for pairs in near.values() for n, _ in pairs if n not in own])
-    )
     links: dict[int, dict[int, int]] = {}  # turn → {neighbour: distance}, both ways
     for tid, pairs in near.items():
         for other, distance in pairs:
@@ -194,19 +209,71 @@ def _neighbours(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[tupl
     return out
 
 
-def _scores_of(conn: sqlite3.Connection, expression: str, ids: list[int]) -> dict[int, float]:
-    """BM25 of the given turns for the expression (those that match it)."""
-    found: dict[int, float] = {}
-    wanted = list(dict.fromkeys(ids))
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        rows = conn.execute(
-            "SELECT rowid, bm25(turns_fts) FROM turns_fts WHERE turns_fts MATCH ?"
-            f" AND rowid IN ({','.join('?' * len(chunk))})",
-            [expression, *chunk],
+def _split_common(conn: sqlite3.Connection, words: list[str]) -> tuple[list[str], list[tuple[str, float]]]:
+    """(the words FTS5 ranks, [(word, IDF)] of those left out as too common).
+
+    BM25 costs about a microsecond per matching turn, so a word found in a large share of a big
+    index would make every query that holds it slow. Words are taken rarest first while the
+    matches they bring stay within MATCH_BUDGET (the rarest always); the rest add their IDF, times
+    BM25's saturation of their count, to the candidates only. Counting a word's matches walks its
+    posting list (no scoring), stopped at the budget.
+    """
+    if len(words) < 2:
+        return words, []
+    counts = {
+        w: int(
+            conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
+                (quote(w), MATCH_BUDGET + 1),
+            ).fetchone()[0]
         )
-        found.update((int(r[0]), -float(r[1])) for r in rows)
-    return found
+        for w in words
+    }
+    rare: list[str] = []
+    total = 0
+    for word in sorted(words, key=lambda w: counts[w]):
+        if rare and total + counts[word] > MATCH_BUDGET:
+            break
+        rare.append(word)
+        total += counts[word]
+    if len(rare) == len(words):
+        return words, []
+    size = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM turns_fts").fetchone()[0]) or 1
+    common = [
+        (w, max(1e-6, math.log((size - counts[w] + 0.5) / (counts[w] + 0.5)))) for w in words if w not in rare
+    ]
+    return [w for w in words if w in rare], common
+
+
+def _common_scores(
+    conn: sqlite3.Connection, ids: list[int], common: Sequence[tuple[str, float]]
+) -> dict[int, float]:
+    """What the common words add to each candidate: IDF × BM25's term-count saturation (k1 = 1.2),
+    counted in the turn's text as words that start with the word's light stem."""
+    patterns = [
+        (re.compile(rf"(?<![^\W_]){re.escape(_stem(w))}[^\W_]*", re.IGNORECASE), idf) for w, idf in common
+    ]
+    out: dict[int, float] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        for tid, text in conn.execute(
+            f"SELECT id, text FROM turns WHERE id IN ({','.join('?' * len(chunk))})", chunk
+        ):
+            extra = 0.0
+            for pattern, idf in patterns:
+                n = len(pattern.findall(str(text)))
+                if n:
+                    extra += idf * n * 2.2 / (n + 1.2)
+            if extra:
+                out[int(tid)] = extra
+    return out
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
 
 
 _WHEN = "coalesce(t.ts, s.started)"

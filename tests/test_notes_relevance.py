@@ -68,3 +68,21 @@ def test_title_match_counts_coverage_and_phrases() -> None:
     assert title_match(["flaky", "tests"], "Flaky test", "x.md") > title_match(
         ["flaky", "tests"], "Test flaky", "x.md"
     )
+
+
+def test_notes_the_best_match_links_to_come_along(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    notes = repo / "notes"
+    notes.mkdir()
+    (notes / "payments.md").write_text("# Payments retries\nRetries back off; see [[idempotency]].\n")
+    (notes / "idempotency.md").write_text("# Idempotency keys\nEvery request carries a key.\n")
+    (notes / "unrelated.md").write_text("# Fonts\nWe use Inter.\n")
+    cfg = load_config(repo)
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        ranked = rank_relevant(conn, "payments retries", limit=5)
+        assert [r.path for r in ranked] == ["notes/payments.md", "notes/idempotency.md"]
+        assert ranked[1].why == ["linked from notes/payments.md"]
+    finally:
+        conn.close()

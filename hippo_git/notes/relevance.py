@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from hippo_git.notes import notes_index
 
@@ -29,6 +29,8 @@ _STOPWORD_TEXT = """a an and are as at be been but by can could do does doing fo
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 BM25_CANDIDATES = 30
 TITLE_CANDIDATES = 30
+HOP_FROM = 3  # the best matches whose links are followed one hop
+HOP_SHARE = 0.5  # the share of a matching note's score that a note it links to gains
 BM25_SOLID = 2.0  # a top BM25 score from which the ranking is trusted fully
 TITLE_WEIGHT = 0.5  # measured: 1.0 lost a case of tests/data/recall, 0.5 none
 HANDOFF_BONUS = 0.35
@@ -95,6 +97,8 @@ def rank_relevant(
             if gain > 0:
                 bump(path, TITLE_WEIGHT * gain, "its title matches the task")
     matched = set(found)
+    skip = set(exclude)
+    _one_hop(conn, [r for r in found.values() if r.path not in skip], bump)
     for path in handoff_links:
         bump(path, HANDOFF_BONUS, "named in a recent handoff")
     for path in required_links:
@@ -103,9 +107,26 @@ def rank_relevant(
     for path in entry_links:
         if path in matched:
             bump(path, ENTRY_LINK_BONUS, "linked from the entry note")
-    skip = set(exclude)
     ranked = sorted((r for r in found.values() if r.path not in skip), key=lambda r: (-r.score, r.path))
     return ranked[:limit]
+
+
+def _one_hop(
+    conn: sqlite3.Connection, found: list[Relevant], bump: Callable[[str, float, str], None]
+) -> None:
+    """Notes the best matches link to gain a share of their score: the graph's one hop. (Notes
+    already shown, such as the required ones, count through `required_links` instead.)"""
+    best = sorted(found, key=lambda r: (-r.score, r.path))[:HOP_FROM]
+    if not best:
+        return
+    resolver = notes_index.IndexResolver(conn)
+    for item, note in ((r, notes_index.notes_by_path(conn, [r.path]).get(r.path)) for r in best):
+        if note is None:
+            continue
+        for link in note.links:
+            dest = resolver.resolve(link.target).path
+            if dest is not None and dest != item.path:
+                bump(dest, HOP_SHARE * item.score, f"linked from {item.path}")
 
 
 def _stem(word: str) -> str:

@@ -9,6 +9,7 @@ index stores them.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -40,22 +41,43 @@ _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "month": 30, "months": 30, "year": 365, "years": 365}
 
 # Most specific first: a full date before a month and year before a bare year.
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(rf"\b(?:(?:on|in|during|since|of)\s+)?{body}\b", re.IGNORECASE))
-    for kind, body in (
-        ("iso", r"(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)"),
-        ("date", rf"{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}"),
-        ("date", rf"{_MONTH}\s+{_DAY},?\s+{_YEAR}"),
-        ("month", rf"{_MONTH},?\s+{_YEAR}"),
-        (
-            "ago",
-            r"(?P<count>\d+|a|an|one|two|three|four|five|six)\s+(?P<unit>days?|weeks?|months?|years?)\s+ago",
-        ),
-        ("word", r"(?P<word>yesterday|today|tonight|this\s+morning)"),
-        ("last", r"(?:the\s+)?(?P<rel>last|past|previous|this)\s+(?P<unit>week|month|year|weekend)"),
-        ("year", r"(?:in|during|of)\s+(?P<year>(?:19|20)\d\d)"),
-    )
+_BODIES: tuple[tuple[str, str], ...] = (
+    ("iso", r"(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)"),
+    ("date", rf"{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}"),
+    ("date", rf"{_MONTH}\s+{_DAY},?\s+{_YEAR}"),
+    ("month", rf"{_MONTH},?\s+{_YEAR}"),
+    (
+        "ago",
+        r"(?P<count>\d+|a|an|one|two|three|four|five|six)\s+(?P<unit>days?|weeks?|months?|years?)\s+ago",
+    ),
+    ("word", r"(?P<word>yesterday|today|tonight|this\s+morning)"),
+    ("last", r"(?:the\s+)?(?P<rel>last|past|previous|this)\s+(?P<unit>week|month|year|weekend)"),
+    ("year", r"(?:in|during|of)\s+(?P<year>(?:19|20)\d\d)"),
 )
+# Words without which a query names no time: most queries are turned away by this set, before the
+# patterns (compiling them costs a cold `git hippo search` more than the query does).
+_CUES = frozenset(MONTHS) | {
+    "yesterday",
+    "today",
+    "tonight",
+    "morning",
+    "ago",
+    "last",
+    "past",
+    "previous",
+    "this",
+}
+_TOKEN = re.compile(r"[a-z]+|\d")
+
+
+@functools.cache
+def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple(
+        (kind, re.compile(rf"\b(?:(?:on|in|during|since|of)\s+)?{body}\b", re.IGNORECASE))
+        for kind, body in _BODIES
+    )
+
+
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
@@ -116,8 +138,10 @@ def _span(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datetim
 
 def find_time(query: str, now: datetime | None = None) -> tuple[TimeSpan | None, str]:
     """(the span the query names, if any; the query without those words)."""
+    if not _CUES.intersection(_TOKEN.findall(query.lower())) and not any(c.isdigit() for c in query):
+        return None, query
     now = now or datetime.now(UTC)
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in _patterns():
         m = pattern.search(query)
         if m is None:
             continue

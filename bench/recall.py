@@ -119,13 +119,23 @@ def _count(index: Path) -> int:
 
 
 def bare_baseline(
-    turns: list[Turn], cwd_of: dict[str, str]
+    turns: list[Turn], cwd_of: dict[str, str], neighbours: float | None = None
 ) -> Callable[[str, str, int], list[tuple[str, int]]]:
+    """Bare FTS5 BM25 over the turns; with `neighbours`, a second column holding each turn's ±2
+    session neighbours, weighted that much against the turn's own text (the design not chosen)."""
     conn = sqlite3.connect(":memory:")
     conn.execute(
-        f"CREATE VIRTUAL TABLE t USING fts5(text, sid UNINDEXED, seq UNINDEXED, cwd UNINDEXED, tokenize='{TOKENIZER}')"
+        "CREATE VIRTUAL TABLE t USING fts5(text, ctx, sid UNINDEXED, seq UNINDEXED, cwd UNINDEXED,"
+        f" tokenize='{TOKENIZER}')"
     )
-    conn.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [(x[3], x[0], x[1], cwd_of[x[0]]) for x in turns])
+    rows = []
+    for i, (sid, seq, _, text, _) in enumerate(turns):
+        near = [
+            turns[j][3] for j in range(max(0, i - 2), min(len(turns), i + 3)) if j != i and turns[j][0] == sid
+        ]
+        rows.append((text, " ".join(near) if neighbours else "", sid, seq, cwd_of[sid]))
+    conn.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", rows)
+    rank = f"bm25(t, 1.0, {neighbours or 0.0})"
 
     def run(cwd: str, question: str, k: int) -> list[tuple[str, int]]:
         words = dict.fromkeys(w.lower() for w in _WORD.findall(question))
@@ -133,11 +143,38 @@ def bare_baseline(
             return []
         match = " OR ".join(f'"{w}"' for w in words)
         rows = conn.execute(
-            "SELECT sid, seq FROM t WHERE t MATCH ? AND cwd = ? ORDER BY bm25(t) LIMIT ?", (match, cwd, k)
+            f"SELECT sid, seq FROM t WHERE t MATCH ? AND cwd = ? ORDER BY {rank} LIMIT ?", (match, cwd, k)
         ).fetchall()
         return [(r[0], int(r[1])) for r in rows]
 
     return run
+
+
+def designs(
+    index: Path,
+    turns: list[Turn],
+    cwd_of: dict[str, str],
+    questions: list[Question],
+    dia: dict[tuple[str, int], str],
+) -> dict[str, dict[int, float]]:
+    """The two ways of ranking a turn with its neighbours, each against its own base: a neighbour
+    column in bare FTS5, and `search`'s query-time smoothing (time boost off in both search rows)."""
+    import hippo_git.index.search as module
+
+    out = {
+        f"bare + neighbour column × {w}": recall(bare_baseline(turns, cwd_of, w), questions, dia)
+        for w in (0.2, 0.4)
+    }
+    saved = module.NEAR_WEIGHT, module.TIME_BOOST, module.AFTER_BOOST
+    try:
+        module.TIME_BOOST = module.AFTER_BOOST = 0.0
+        module.NEAR_WEIGHT = (0.0, 0.0, 0.0)
+        out["search, no neighbours, no time boost"] = recall(hippo_search(index), questions, dia)
+        module.NEAR_WEIGHT = saved[0]
+        out["search, smoothing, no time boost"] = recall(hippo_search(index), questions, dia)
+    finally:
+        module.NEAR_WEIGHT, module.TIME_BOOST, module.AFTER_BOOST = saved
+    return out
 
 
 def hippo_search(index: Path) -> Callable[[str, str, int], list[tuple[str, int]]]:
@@ -259,6 +296,7 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1_000_000, help="turns in the latency index")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="recall only")
+    parser.add_argument("--designs", action="store_true", help="also compare the two neighbour designs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     turns, cwd_of, dia, questions = load(args.dev)
@@ -268,6 +306,8 @@ def main() -> None:
         build_index(index, turns, cwd_of)
         report["baseline"] = recall(bare_baseline(turns, cwd_of), questions, dia)
         report["hippo"] = recall(hippo_search(index), questions, dia)
+        if args.designs:
+            report["designs"] = designs(index, turns, cwd_of, questions, dia)
         if not args.quick:
             report["index_bytes"] = index.stat().st_size
             report["fts_sizes"] = neighbour_column_size(turns)
@@ -301,6 +341,8 @@ def main() -> None:
     print(f"LoCoMo dev: {report['questions']} questions over {report['turns']} turns")
     print(f"  bare FTS5 BM25   {_pct(report['baseline'])}")
     print(f"  git hippo search {_pct(report['hippo'])}")
+    for name, figures in report.get("designs", {}).items():
+        print(f"  {name:38s} {_pct(figures)}")
     if "scaled" in report:
         print(
             f"  … with {report['scale_turns']:,} turns in the index {_pct(report['scaled'])} (built in {report['scale_build_s']} s)"

@@ -39,6 +39,9 @@ def test_workflow_is_valid_and_has_the_steps(repo: Path) -> None:
     assert "git hippo verify" in runs and "--format github" in runs
     assert "gh pr comment" in runs
     assert job["steps"][0]["with"]["fetch-depth"] == 0
+    recall = doc["jobs"]["eval"]["steps"]
+    assert recall[-1]["run"].startswith("git hippo eval --min-recall 0.8")
+    assert recall[-1]["if"] == "hashFiles('.hippo/eval.json', '.hippo/eval.toml') != ''"
     text = (repo / ".github/workflows/hippo-review.yml").read_text()
     assert "# To change it: git hippo config set ci.install SPEC" in text
     again = run_cli(["ci", "install", "github", "--install", "hippo-git @ ./dist/x.whl"], cwd=repo)

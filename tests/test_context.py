@@ -59,7 +59,7 @@ def test_block_has_every_part_fenced_with_its_path(tmp_path: Path, hippo) -> Non
     assert len(text.encode()) == block["bytes"]
     assert '<note path="notes/index.md" role="entry">\n---\ntitle: Index' in text
     assert (
-        '<note path="notes/testing.md" role="relevant" why="matches the task; linked from a required note">'
+        '<note path="notes/testing.md" role="relevant" why="matches the task; its title matches the task; linked from a required note">'
         in text
     )
     assert text.count("</note>") == text.count("<note ")

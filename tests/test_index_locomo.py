@@ -6,6 +6,7 @@ over turns ≈ 49 / 57 / 68 / 74 (%) at 5 / 10 / 25 / 50 on the full set."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 from hippo_git.index.db import connect
@@ -16,7 +17,15 @@ from tests.conftest import corpus, make_repo
 from tests.index_support import claude_lines, config, write_jsonl
 
 KS = (5, 10, 25, 50)
-RECALL_AT_10_FLOOR = 0.60  # measured 0.641 (@5 0.551, @25 0.721, @50 0.767) when written
+# Measured when written: 0.641 (@5 0.551, @25 0.721, @50 0.767) with BM25 alone; 0.753 / 0.887 at
+# @10 / @50 with neighbour smoothing and the sessions' dates for time words (bench/recall.py).
+RECALL_AT_10_FLOOR = 0.73
+RECALL_AT_50_FLOOR = 0.86
+
+
+def _day(when: str) -> str:
+    """'1:56 pm on 8 May, 2023' → '2023-05-08' (the session's date, for questions that name one)."""
+    return datetime.strptime(when.strip(), "%I:%M %p on %d %B, %Y").strftime("%Y-%m-%d")
 
 
 def test_locomo_evidence_recall(tmp_path: Path) -> None:
@@ -38,7 +47,7 @@ def test_locomo_evidence_recall(tmp_path: Path) -> None:
             cwd = f"/locomo/{sample['sample_id']}"
             write_jsonl(
                 folder / sample["sample_id"] / f"{sid}.jsonl",
-                claude_lines(sid, cwd, exchanges, day=f"2023-{1 + n % 12:02d}-01"),
+                claude_lines(sid, cwd, exchanges, day=_day(conv[f"session_{n}_date_time"])),
             )
             n += 1
     cfg = config(make_repo(tmp_path / "repo"), {"claude-code": [folder]})
@@ -69,5 +78,5 @@ def test_locomo_evidence_recall(tmp_path: Path) -> None:
     print(
         "LoCoMo evidence recall over", asked, "questions:", {f"@{k}": round(v, 3) for k, v in recall.items()}
     )
-    assert recall[10] >= RECALL_AT_10_FLOOR
+    assert recall[10] >= RECALL_AT_10_FLOOR and recall[50] >= RECALL_AT_50_FLOOR
     assert recall[5] <= recall[10] <= recall[25] <= recall[50]

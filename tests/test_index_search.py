@@ -75,11 +75,15 @@ def test_ranking_snippets_and_filters(indexed: tuple[Path, Config]) -> None:
     assert "«rebase»" in hits[0].snippet and "«receipts»" in hits[0].snippet
     assert hits[0].harness == "claude-code" and hits[0].cwd == str(repo) and hits[0].title == "Rebase trouble"
     assert hits[0].score > 0
-    # All words first; then any of them, ranked below.
-    keys = [(h.session_id, h.seq) for h in hits]
+    # Turns with more of the words first; then any of them; then turns next to a match.
+    keys = [(h.session_id, h.seq) for h in hits if not h.near]
     assert keys[0] == ("abc111", 1) and set(keys[1:]) == {("abc111", 0), ("abc222", 2)}
+    near = [h for h in hits if h.near]
+    assert {(h.session_id, h.seq) for h in near} == {("abc222", 0), ("abc222", 1)}
+    assert hits[-len(near) :] == near and near[0].snippet.startswith("Porter stemming")
+    assert near[0].seq == 1  # the nearer neighbour first
 
-    assert [h.session_id for h in search(conn, "searched")] == ["abc222", "abc222"]  # stemming
+    assert [h.session_id for h in search(conn, "searched") if not h.near] == ["abc222", "abc222"]  # stemming
     assert {h.session_id for h in search(conn, "rebase", harness="codex")} == set()
     assert {h.session_id for h in search(conn, "rebase", since="2026-02-01")} == {"abc222"}
     assert {h.session_id for h in search(conn, "rebase", session="abc111")} == {"abc111"}
@@ -102,11 +106,27 @@ def test_garbage_queries_never_crash(indexed: tuple[Path, Config], query: str) -
     conn.close()
 
 
-def test_word_queries_quote_every_token() -> None:
+def test_word_queries_cut_words_as_the_index_does() -> None:
     assert word_queries("*") == []
-    assert word_queries('say "hi') == ['"say" """hi"', '"say" OR """hi"']
+    assert word_queries('say "hi') == ['"say" OR "hi"']
     assert word_queries("the rebase") == ['"rebase"']  # stopwords dropped when others remain
     assert word_queries("the") == ['"the"']
+    assert word_queries("the doctor's note") == ['"doctor" OR "note"']  # not the phrase "doctor s"
+    assert word_queries("high-impact snake_case") == ['"high" OR "impact" OR "snake" OR "case"']
+    assert word_queries("so what is SO saying") == ['"so" OR "saying"']  # SO is a name, so is not
+    assert word_queries("Rebase rebase REBASE") == ['"rebase"']
+    assert word_queries("naïve café") == ['"naïve" OR "café"']
+
+
+def test_query_words_match_what_the_index_holds(indexed: tuple[Path, Config]) -> None:
+    _, cfg = indexed
+    conn = connect(cfg.index_path, readonly=True)
+    # "receipts" and "ref" hold the answer; punctuation around them must not make a phrase.
+    assert (search(conn, "receipts'-ref?")[0].session_id, search(conn, "receipts'-ref?")[0].seq) == (
+        "abc111",
+        1,
+    )
+    conn.close()
 
 
 def test_raw_fts_syntax_errors_become_hippo_errors(indexed: tuple[Path, Config]) -> None:
@@ -202,21 +222,54 @@ def test_readers_without_an_index_get_a_hint(tmp_path: Path, hippo: Any) -> None
     assert res.exit_code == 1 and "git hippo ingest" in res.stderr
 
 
-def test_score_window_ranks_recent_matches_and_filters_stay_exact(
-    indexed: tuple[Path, Config], monkeypatch: pytest.MonkeyPatch
+def test_every_match_is_ranked_not_only_recent_ones(
+    tmp_path: Path, indexed: tuple[Path, Config], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import hippo_git.index.search as search_module
 
     _, cfg = indexed
+    folder = tmp_path / "claude"
+    # Newer sessions that mention rebase once in long turns: weaker matches, indexed after abc111.
+    for n in range(30):
+        filler = "rebase " + " ".join(f"word{n}x{i}" for i in range(60))
+        write_jsonl(
+            folder / "d" / f"new{n:03d}.jsonl",
+            claude_lines(f"new{n:03d}", "/x", [("user", filler)], day="2026-03-01"),
+        )
+    ingest(cfg)
+    monkeypatch.setattr(search_module, "CANDIDATES", 3)
     conn = connect(cfg.index_path, readonly=True)
-    everything = {(h.session_id, h.seq) for h in search(conn, "rebase")}
-    assert everything == {("abc111", 0), ("abc111", 1), ("abc222", 2)}
-    monkeypatch.setattr(search_module, "SCORE_WINDOW", 1)
-    assert [(h.session_id, h.seq) for h in search(conn, "rebase")] == [("abc222", 2)]  # the newest match
-    # A filtered search that finds too few in the window ranks every match instead.
-    assert {(h.session_id, h.seq) for h in search(conn, "rebase", harness="claude-code")} == everything
+    best = search(conn, "rebase receipts", limit=1)
+    assert (best[0].session_id, best[0].seq) == ("abc111", 1)  # the oldest turn, still first
     assert {(h.session_id, h.seq) for h in search(conn, "rebase", session="abc111")} == {
         ("abc111", 0),
         ("abc111", 1),
     }
+    assert {h.session_id for h in search(conn, "rebase", since="2026-02-20", limit=50)} == {
+        f"new{n:03d}" for n in range(30)
+    }
+    conn.close()
+
+
+def test_common_words_still_count_when_rare_words_pick_the_candidates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hippo_git.index.search as search_module
+
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude"
+    turns = [("user", f"the deploy of service {n} went fine") for n in range(40)]
+    turns += [("user", "the rollback script ran"), ("user", "the deploy rollback script ran twice")]
+    write_jsonl(folder / "s.jsonl", claude_lines("s", str(repo), turns))
+    cfg = config(repo, {"claude-code": [folder]})
+    ingest(cfg)
+    conn = connect(cfg.index_path, readonly=True)
+    monkeypatch.setattr(search_module, "MATCH_BUDGET", 10)
+    rare, common = search_module._split_common(conn, ["deploy", "rollback"])
+    assert rare == ["rollback"] and [w for w, _ in common] == ["deploy"] and common[0][1] > 0
+    hits = [h for h in search(conn, "deploy rollback") if not h.near]
+    # Only the rare word was matched by FTS5, yet the turn with both words comes first.
+    assert [h.seq for h in hits] == [41, 40]
+    monkeypatch.setattr(search_module, "MATCH_BUDGET", 1000)
+    assert search_module._split_common(conn, ["deploy", "rollback"]) == (["deploy", "rollback"], [])
     conn.close()

@@ -70,6 +70,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch-cmd": ("memory_cmds", "watch_cmd"),
     "import": ("memory_cmds", "import_cmd"),
     "sleep": ("memory_cmds", "sleep_cmd"),
+    "graph": ("recall_cmds", "graph_cmd"),
+    "eval": ("recall_cmds", "eval_cmd"),
 }
 
 

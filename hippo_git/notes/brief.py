@@ -2,7 +2,9 @@
 
 Past sessions come from the transcript index (already redacted), restricted to this workspace:
 turns matching the task are grouped by session; each session shows its best matching turns, its
-outcome (the last answer turn) and the handoff from its session record when there is one.
+outcome (the last answer turn) and the handoff from its session record when there is one. A
+matched turn is shown whole when it is short (a snippet of it when long), followed by the turn after
+it, cut: the answer often sits in the reply to the turn that repeats the task's words.
 Transcript text is fenced like notes, as quoted material an agent can cite by `session#turn`.
 """
 
@@ -20,6 +22,9 @@ SEARCH_HITS = 80
 SNIPPETS_PER_SESSION = 2
 OUTCOME_CHARS = 500
 HANDOFF_CHARS = 600
+WHOLE_CHARS = 700  # a matched turn up to this long is shown whole
+REPLY_CHARS = 500
+SNIPPET_TOKENS = 64  # the longest window FTS5 gives, for matched turns too long to show whole
 
 
 @dataclass
@@ -71,6 +76,25 @@ def _last_answer(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | 
     return {"seq": turns[0].seq, "text": _cut(turns[0].text, OUTCOME_CHARS)} if turns else None
 
 
+def _match(
+    conn: sqlite3.Connection, session_id: str, seq: int, kind: str, snippet: str, near: bool
+) -> dict[str, Any]:
+    """A matched turn as shown: whole when short, else its snippet; and the turn after it, cut."""
+    from hippo_git.index.sessions import get_turns
+
+    turns = {t.seq: t for t in get_turns(conn, session_id, [seq, seq + 1])}
+    own = turns.get(seq)
+    whole = own is not None and len(own.text.strip()) <= WHOLE_CHARS
+    text = own.text.strip() if own is not None and whole else " ".join(snippet.split())
+    match: dict[str, Any] = {"seq": seq, "kind": kind, "snippet": snippet, "text": text, "whole": whole}
+    if near:
+        match["near"] = True
+    reply = turns.get(seq + 1)
+    if reply is not None and reply.text.strip():
+        match["reply"] = {"seq": reply.seq, "kind": reply.kind, "text": _cut(reply.text, REPLY_CHARS)}
+    return match
+
+
 def past_sessions(cfg: Config, task: str, limit: int = 5) -> tuple[list[PastSession], str | None]:
     """Sessions of this workspace whose turns match `task`, best first; (sessions, why none)."""
     from hippo_git.index.db import IndexMissingError, connect
@@ -92,7 +116,9 @@ def past_sessions(cfg: Config, task: str, limit: int = 5) -> tuple[list[PastSess
         return [], f"the transcript index cannot be read ({exc.message}): past sessions are not included"
     try:
         cwds, ids = workspace_filter(cfg)
-        hits = search(conn, task, limit=SEARCH_HITS, cwds=cwds, session_ids=ids)
+        hits = search(
+            conn, task, limit=SEARCH_HITS, cwds=cwds, session_ids=ids, snippet_tokens=SNIPPET_TOKENS
+        )
         found: dict[str, PastSession] = {}
         for hit in hits:
             session = found.get(hit.session_id)
@@ -109,7 +135,7 @@ def past_sessions(cfg: Config, task: str, limit: int = 5) -> tuple[list[PastSess
                     score=hit.score,
                 )
             if len(session.matches) < SNIPPETS_PER_SESSION:
-                session.matches.append({"seq": hit.seq, "kind": hit.kind, "snippet": hit.snippet})
+                session.matches.append(_match(conn, hit.session_id, hit.seq, hit.kind, hit.snippet, hit.near))
         for session in found.values():
             session.outcome = _last_answer(conn, session.id)
             record = read_record(cfg.root, session.id) or {}
@@ -127,7 +153,11 @@ def _session_text(s: PastSession) -> str:
     when = (s.started or "?")[:16].replace("T", " ")
     lines = [f"{s.harness} · {when} · {s.title or s.task or '(untitled)'}"]
     for match in s.matches:
-        lines.append(f"matched #{match['seq']} ({match['kind']}): {' '.join(match['snippet'].split())}")
+        how = "next to a match" if match.get("near") else "matched"
+        lines.append(f"{how} #{match['seq']} ({match['kind']}): {match['text']}")
+        reply = match.get("reply")
+        if reply:
+            lines.append(f"  then #{reply['seq']} ({reply['kind']}): {reply['text']}")
     if s.outcome:
         lines.append(f"outcome (last answer, #{s.outcome['seq']}): {s.outcome['text']}")
     if s.handoff:

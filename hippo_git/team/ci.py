@@ -64,7 +64,24 @@ jobs:
       - name: Fail when any change did not verify
         if: steps.verify.outputs.status != '0'
         run: exit 1
+
+  # Recall quality on the team's cases (notes only: CI has no transcripts), when the repository has them.
+  eval:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: Set up Python
+        uses: actions/setup-python@v5
+        with:
+          python-version: "3.12"
+      - name: Install hippo_git
+        if: hashFiles('.hippo/eval.json', '.hippo/eval.toml') != ''
+        run: python -m pip install {install}
+      - name: Recall on .hippo/eval cases (git hippo eval)
+        if: hashFiles('.hippo/eval.json', '.hippo/eval.toml') != ''
+        run: git hippo eval --min-recall {min_recall} >> "$GITHUB_STEP_SUMMARY"
 """
+EVAL_MIN_RECALL = 0.8
 
 
 # What the project's own example (.github/examples/hippo-review.yml) shows.
@@ -86,6 +103,7 @@ def workflow_text(target: str, source: InstallSource) -> str:
         install=shlex.quote(source.spec),
         install_why=source.why,
         how=HOW_TO_CHANGE,
+        min_recall=EVAL_MIN_RECALL,
     )
 
 

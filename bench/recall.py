@@ -1,0 +1,368 @@
+"""Recall benchmark (not part of the test run): LoCoMo evidence recall of `search`, beside a bare
+FTS5 BM25 baseline measured in the same run.
+
+Each LoCoMo conversation of ../shared/corpora/retrieval/locomo-dev.json becomes sessions of turns
+in a fresh index (one cwd per conversation, the sessions' real dates as timestamps); every question
+with evidence is searched within its conversation, and evidence recall@k is the share of its
+evidence turns in the top k, averaged over questions. The baseline is the same turns in a bare
+FTS5 table (same tokenizer), queried with the question's words OR-ed, ranked by bm25. Never tune
+on anything but this dev file.
+
+Also reported: search p50 in process at scale (the LoCoMo turns replicated in other folders up
+to --scale turns), a cold `git hippo search` subprocess against `python -c pass` and
+`git hippo --version`, and the index size against a variant with a neighbour-context column.
+
+    python bench/recall.py                 # recall, and latency at 1M turns
+    python bench/recall.py --scale 200000  # a quicker latency figure
+    python bench/recall.py --quick         # recall only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+DEV = REPO.parent / "shared" / "corpora" / "retrieval" / "locomo-dev.json"
+KS = (5, 10, 25, 50)
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+TARGETS = {10: 0.75, 50: 0.88}
+P50_TARGET_MS = 20.0
+_WORD = re.compile(r"[^\W_]+")
+
+Turn = tuple[str, int, str, str, str]  # session id, seq, kind, text, ts
+Question = tuple[str, str, set[str]]  # cwd, question, evidence dia ids
+
+
+def _when(text: str) -> str:
+    """'1:56 pm on 8 May, 2023' → ISO time."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def load(path: Path) -> tuple[list[Turn], dict[str, str], dict[tuple[str, int], str], list[Question]]:
+    """(turns, session id → cwd, (session, seq) → dia id, questions)."""
+    data = json.loads(path.read_text())
+    turns: list[Turn] = []
+    cwd_of: dict[str, str] = {}
+    dia: dict[tuple[str, int], str] = {}
+    questions: list[Question] = []
+    for sample in data:
+        conv = sample["conversation"]
+        cwd = f"/locomo/{sample['sample_id']}"
+        n = 1
+        while f"session_{n}" in conv:
+            sid = f"{sample['sample_id']}-s{n:02d}"
+            cwd_of[sid] = cwd
+            start = _when(conv[f"session_{n}_date_time"])
+            for seq, turn in enumerate(conv[f"session_{n}"]):
+                text = f"{turn['speaker']}: {turn['text']}"
+                if turn.get("blip_caption"):
+                    text += f" [shares {turn['blip_caption']}]"
+                kind = "prompt" if turn["speaker"] == conv["speaker_a"] else "answer"
+                turns.append((sid, seq, kind, text, start))
+                dia[(sid, seq)] = turn["dia_id"]
+            n += 1
+        for qa in sample["qa"]:
+            evidence = {e.strip() for e in qa.get("evidence", []) if e.strip()}
+            if evidence:
+                questions.append((cwd, str(qa["question"]), evidence))
+    return turns, cwd_of, dia, questions
+
+
+def build_index(path: Path, turns: list[Turn], cwd_of: dict[str, str], scale: int = 0) -> None:
+    """A hippo index holding `turns`; with `scale`, first copies of them in other sessions and
+    folders (`/replica/N`) up to about `scale` turns, so the LoCoMo turns are neither alone nor the
+    most recently indexed ones, and every word keeps its share of the turns."""
+    from hippo_git.index.db import connect
+
+    conn = connect(path)
+    conn.execute("BEGIN IMMEDIATE")
+    sessions = {sid: (cwd_of[sid], ts) for sid, _, _, _, ts in turns}
+    copies = max(0, -(-(scale - len(turns)) // len(turns))) if scale else 0
+    for n in range(copies + 1):
+        tag = "" if n == copies else f"r{n:04d}-"  # the real ones last
+        conn.executemany(
+            "INSERT INTO sessions(id, harness, cwd, started, ended, turns) VALUES (?, 'claude-code', ?, ?, ?, 0)",
+            [(tag + sid, f"/replica/{n}" if tag else cwd, ts, ts) for sid, (cwd, ts) in sessions.items()],
+        )
+        conn.executemany(
+            "INSERT INTO turns(session_id, seq, kind, text, ts) VALUES (?, ?, ?, ?, ?)",
+            [(tag + sid, seq, kind, text, ts) for sid, seq, kind, text, ts in turns],
+        )
+    conn.execute("INSERT INTO turns_fts(rowid, text) SELECT id, text FROM turns")
+    conn.execute("COMMIT")
+    conn.execute("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')")
+    conn.close()
+
+
+def _count(index: Path) -> int:
+    conn = sqlite3.connect(index)
+    try:
+        return int(conn.execute("SELECT count(*) FROM turns").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def bare_baseline(
+    turns: list[Turn], cwd_of: dict[str, str], neighbours: float | None = None
+) -> Callable[[str, str, int], list[tuple[str, int]]]:
+    """Bare FTS5 BM25 over the turns; with `neighbours`, a second column holding each turn's ±2
+    session neighbours, weighted that much against the turn's own text (the design not chosen)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(text, ctx, sid UNINDEXED, seq UNINDEXED, cwd UNINDEXED,"
+        f" tokenize='{TOKENIZER}')"
+    )
+    rows = []
+    for i, (sid, seq, _, text, _) in enumerate(turns):
+        near = [
+            turns[j][3] for j in range(max(0, i - 2), min(len(turns), i + 3)) if j != i and turns[j][0] == sid
+        ]
+        rows.append((text, " ".join(near) if neighbours else "", sid, seq, cwd_of[sid]))
+    conn.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", rows)
+    rank = f"bm25(t, 1.0, {neighbours or 0.0})"
+
+    def run(cwd: str, question: str, k: int) -> list[tuple[str, int]]:
+        words = dict.fromkeys(w.lower() for w in _WORD.findall(question))
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = conn.execute(
+            f"SELECT sid, seq FROM t WHERE t MATCH ? AND cwd = ? ORDER BY {rank} LIMIT ?", (match, cwd, k)
+        ).fetchall()
+        return [(r[0], int(r[1])) for r in rows]
+
+    return run
+
+
+def designs(
+    index: Path,
+    turns: list[Turn],
+    cwd_of: dict[str, str],
+    questions: list[Question],
+    dia: dict[tuple[str, int], str],
+) -> dict[str, dict[int, float]]:
+    """The two ways of ranking a turn with its neighbours, each against its own base: a neighbour
+    column in bare FTS5, and `search`'s query-time smoothing (time boost off in both search rows)."""
+    import hippo_git.index.search as module
+
+    out = {
+        f"bare + neighbour column × {w}": recall(bare_baseline(turns, cwd_of, w), questions, dia)
+        for w in (0.2, 0.4)
+    }
+    saved = module.NEAR_WEIGHT, module.TIME_BOOST, module.AFTER_BOOST
+    try:
+        module.TIME_BOOST = module.AFTER_BOOST = 0.0
+        module.NEAR_WEIGHT = (0.0, 0.0, 0.0)
+        out["search, no neighbours, no time boost"] = recall(hippo_search(index), questions, dia)
+        module.NEAR_WEIGHT = saved[0]
+        out["search, smoothing, no time boost"] = recall(hippo_search(index), questions, dia)
+    finally:
+        module.NEAR_WEIGHT, module.TIME_BOOST, module.AFTER_BOOST = saved
+    return out
+
+
+def hippo_search(index: Path) -> Callable[[str, str, int], list[tuple[str, int]]]:
+    from hippo_git.index.db import connect
+    from hippo_git.index.search import search
+
+    conn = connect(index, readonly=True)
+
+    def run(cwd: str, question: str, k: int) -> list[tuple[str, int]]:
+        return [(h.session_id, h.seq) for h in search(conn, question, limit=k, cwds=[cwd])]
+
+    return run
+
+
+def recall(
+    run: Callable[[str, str, int], list[tuple[str, int]]],
+    questions: list[Question],
+    dia: dict[tuple[str, int], str],
+) -> dict[int, float]:
+    totals = dict.fromkeys(KS, 0.0)
+    for cwd, question, evidence in questions:
+        ranked = [dia.get(key) for key in run(cwd, question, max(KS))]
+        for k in KS:
+            totals[k] += len(evidence & set(ranked[:k])) / len(evidence)
+    return {k: totals[k] / len(questions) for k in KS}
+
+
+def _pct(r: dict[int, float]) -> str:
+    return " ".join(f"@{k} {100 * v:5.1f}" for k, v in r.items())
+
+
+def latency(index: Path, questions: list[Question], count: int) -> dict[str, float]:
+    """p50/p95 of `search` (no filter, 20 hits) in process, and of a bare FTS5 BM25 query of the
+    same words on the same index, interleaved so load on the machine hits both alike."""
+    from hippo_git.index.db import connect
+    from hippo_git.index.search import search
+
+    conn = connect(index, readonly=True)
+    picked = random.Random(3).sample(questions, min(count, len(questions)))
+    search(conn, picked[0][1])
+    times: list[float] = []
+    bare: list[float] = []
+    for _, q, _ in picked:
+        start = time.perf_counter()
+        search(conn, q, limit=20)
+        times.append((time.perf_counter() - start) * 1000)
+        match = " OR ".join(f'"{w}"' for w in dict.fromkeys(w.lower() for w in _WORD.findall(q)))
+        start = time.perf_counter()
+        conn.execute(
+            "SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rank LIMIT 20", (match,)
+        ).fetchall()
+        bare.append((time.perf_counter() - start) * 1000)
+    conn.close()
+    times.sort()
+    bare.sort()
+    return {
+        "p50_ms": statistics.median(times),
+        "p95_ms": times[int(0.95 * (len(times) - 1))],
+        "bare_p50_ms": statistics.median(bare),
+        "bare_p95_ms": bare[int(0.95 * (len(bare) - 1))],
+    }
+
+
+def cold(index: Path) -> dict[str, float]:
+    env = {**os.environ, "HIPPO_HOME": str(index.parent)}
+    exe = [sys.executable, "-m", "hippo_git"]
+
+    def best(argv: list[str]) -> float:
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, capture_output=True, check=False)
+            times.append((time.perf_counter() - start) * 1000)
+        return min(times)
+
+    return {
+        "python -c pass": best([sys.executable, "-c", "pass"]),
+        "git hippo --version": best([*exe, "--version"]),
+        "git hippo search": best([*exe, "search", "adoption agencies support group"]),
+    }
+
+
+def neighbour_column_size(turns: list[Turn]) -> dict[str, int]:
+    """Bytes of a bare FTS5 index over the turns, without and with a second column holding each
+    turn's ±2 session neighbours (the design not chosen: smoothing at query time needs no column)."""
+    sizes = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, with_ctx in (("text only", False), ("text + neighbours", True)):
+            path = Path(tmp) / f"{with_ctx}.sqlite"
+            conn = sqlite3.connect(path)
+            cols = "text, ctx" if with_ctx else "text"
+            conn.execute(f"CREATE VIRTUAL TABLE t USING fts5({cols}, tokenize='{TOKENIZER}')")
+            rows = []
+            for i, turn in enumerate(turns):
+                if with_ctx:
+                    near = [
+                        turns[j][3]
+                        for j in range(max(0, i - 2), min(len(turns), i + 3))
+                        if j != i and turns[j][0] == turn[0]
+                    ]
+                    rows.append((turn[3], " ".join(near)))
+                else:
+                    rows.append((turn[3],))
+            conn.executemany(f"INSERT INTO t VALUES ({', '.join('?' * len(rows[0]))})", rows)
+            conn.commit()
+            conn.execute("INSERT INTO t(t) VALUES ('optimize')")
+            conn.commit()
+            conn.execute("VACUUM")
+            conn.close()
+            sizes[name] = path.stat().st_size
+    return sizes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--dev", type=Path, default=DEV)
+    parser.add_argument("--scale", type=int, default=1_000_000, help="turns in the latency index")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--quick", action="store_true", help="recall only")
+    parser.add_argument("--designs", action="store_true", help="also compare the two neighbour designs")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    turns, cwd_of, dia, questions = load(args.dev)
+    report: dict[str, Any] = {"questions": len(questions), "turns": len(turns)}
+    with tempfile.TemporaryDirectory() as tmp:
+        index = Path(tmp) / "index.sqlite"
+        build_index(index, turns, cwd_of)
+        report["baseline"] = recall(bare_baseline(turns, cwd_of), questions, dia)
+        report["hippo"] = recall(hippo_search(index), questions, dia)
+        if args.designs:
+            report["designs"] = designs(index, turns, cwd_of, questions, dia)
+        if not args.quick:
+            report["index_bytes"] = index.stat().st_size
+            report["fts_sizes"] = neighbour_column_size(turns)
+            big = Path(tmp) / "big" / "index.sqlite"
+            big.parent.mkdir()
+            start = time.perf_counter()
+            build_index(big, turns, cwd_of, scale=args.scale)
+            report["scale_build_s"] = round(time.perf_counter() - start, 1)
+            report["scale_turns"] = _count(big)
+            report["scaled"] = recall(hippo_search(big), questions, dia)
+            report["latency"] = latency(big, questions, args.queries)
+            report["cold_ms"] = cold(big)
+    checks = [(f"recall@{k} ≥ {100 * v:.0f}", report["hippo"][k] >= v) for k, v in TARGETS.items()]
+    if "latency" in report:
+        checks.append(
+            (
+                f"search p50 ≤ {P50_TARGET_MS:.0f} ms at {report['scale_turns']:,} turns",
+                report["latency"]["p50_ms"] <= P50_TARGET_MS,
+            )
+        )
+        cold_ms = report["cold_ms"]
+        checks.append(
+            (
+                "cold search ≤ 2 × `git hippo --version`",
+                cold_ms["git hippo search"] <= 2 * cold_ms["git hippo --version"],
+            )
+        )
+    if args.json:
+        print(json.dumps({**report, "checks": dict(checks)}, indent=2, default=str))
+        return
+    print(f"LoCoMo dev: {report['questions']} questions over {report['turns']} turns")
+    print(f"  bare FTS5 BM25   {_pct(report['baseline'])}")
+    print(f"  git hippo search {_pct(report['hippo'])}")
+    for name, figures in report.get("designs", {}).items():
+        print(f"  {name:38s} {_pct(figures)}")
+    if "scaled" in report:
+        print(
+            f"  … with {report['scale_turns']:,} turns in the index {_pct(report['scaled'])} (built in {report['scale_build_s']} s)"
+        )
+        lat = report["latency"]
+        print(
+            f"search in process at {report['scale_turns']:,} turns: p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms"
+            f" (bare FTS5 BM25 of the same words: p50 {lat['bare_p50_ms']:.1f} ms, p95 {lat['bare_p95_ms']:.1f} ms)"
+        )
+        print(
+            "cold subprocess (best of 5): "
+            + ", ".join(f"{k} {v:.0f} ms" for k, v in report["cold_ms"].items())
+        )
+        print(
+            f"index file {report['index_bytes']:,} bytes; bare FTS5: "
+            + ", ".join(f"{k} {v:,}" for k, v in report["fts_sizes"].items())
+        )
+    for label, ok in checks:
+        print(f"{'met   ' if ok else 'MISSED'} {label}")
+
+
+if __name__ == "__main__":
+    main()

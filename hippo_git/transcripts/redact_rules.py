@@ -63,6 +63,8 @@ PII_KINDS: frozenset[str] = frozenset({"email"})
 
 _B64 = "A-Za-z0-9+/="
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+# A body with a digit, a capital and a small letter in its first 60 characters (a word is none).
+_MIXED = r"(?=[A-Za-z0-9_-]{0,60}[0-9])(?=[A-Za-z0-9_-]{0,60}[A-Z])(?=[A-Za-z0-9_-]{0,60}[a-z])"
 _AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA")
 
 # (kind, pattern). The first two characters of each pattern must be literal: they are the key
@@ -80,6 +82,7 @@ TOKENS: tuple[tuple[str, str], ...] = (
     ("model_api_key", r"sk-or-v1-[a-f0-9]{64}"),  # OpenRouter
     ("stripe_key", r"sk_(?:live|test)_[A-Za-z0-9]{16,}"),
     ("stripe_key", r"rk_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("stripe_key", r"pk_(?:live|test)_[A-Za-z0-9]{16,}"),
     ("api_token", r"sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}"),  # Mapbox secret
     ("openai_key", r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}"),
     ("stripe_key", r"whsec_[A-Za-z0-9+/=]{24,}"),
@@ -149,6 +152,56 @@ TOKENS: tuple[tuple[str, str], ...] = (
     ("api_token", r"lin_api_[A-Za-z0-9]{40}"),  # Linear
     ("api_token", r"sntrys_[A-Za-z0-9+/=_]{50,}"),  # Sentry
     ("api_token", r"00[A-Za-z0-9]{13}![A-Za-z0-9._]{80,}"),  # Salesforce session id (tried 16 before a run)
+    ("api_token", r"5Aep86[A-Za-z0-9._]{80,}"),  # Salesforce refresh token
+    ("api_token", r"ph[xc]_[A-Za-z0-9]{40,}"),  # PostHog personal / project key
+    ("api_token", r"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_.=-]{30,}"),  # PlanetScale
+    ("api_token", r"md-" + _MIXED + r"[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])"),  # Mailchimp transactional
+    *(
+        ("api_token", f"S{c}[A-Z2-7]{{56}}(?![A-Za-z0-9])")  # NATS nkey seeds
+        for c in "AUONCPX"
+    ),
+    (
+        "api_token",
+        r"A3-[A-Z0-9]{6}-[A-Z0-9]{5,6}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+    ),  # 1Password
+    ("api_token", r"ops_eyJ[A-Za-z0-9+/_=-]{100,}"),  # 1Password service account
+    ("api_token", r"vcp_[A-Za-z0-9]{24,}"),  # Vercel
+    ("api_token", r"vc[ikar]_[A-Za-z0-9]{24,}"),
+    ("api_token", r"nf[pcobu]_[A-Za-z0-9]{36,}"),  # Netlify
+    ("api_token", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),  # Cloudflare origin CA key
+    ("api_token", r"fm[12][ar]?_[A-Za-z0-9_+/=-]{40,}"),  # Fly.io macaroon
+    ("api_token", r"fo1_[A-Za-z0-9_-]{39,}"),  # Fly.io
+    ("api_token", r"sbp_[a-f0-9]{40}"),  # Supabase
+    ("api_token", r"sb_secret_[A-Za-z0-9_-]{28,}"),
+    ("api_token", r"rnd_[A-Za-z0-9]{32,}"),  # Render
+    ("api_token", r"pul-[a-f0-9]{40}"),  # Pulumi
+    ("api_token", r"AC[a-f0-9]{32}(?![A-Za-z0-9])"),  # Twilio account SID
+    ("api_token", r"sntry[us]_[A-Za-z0-9+/=_]{40,}"),  # Sentry user / org token
+    ("api_token", r"CFPAT-[A-Za-z0-9_-]{43}"),  # Contentful
+    ("api_token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),  # Airtable
+    ("api_token", r"pat\.[A-Za-z0-9_-]{22}\.[a-f0-9]{24}\.[A-Za-z0-9]{20}"),  # Harness
+    ("api_token", r"shippo_(?:live|test)_[a-f0-9]{40}"),
+    ("api_token", r"EZ[AT]K[A-Za-z0-9]{54}"),  # EasyPost
+    ("api_token", r"pnu_[A-Za-z0-9]{36}"),  # Prefect
+    ("api_token", r"rdme_[A-Za-z0-9]{70}"),  # ReadMe
+    ("api_token", r"tk-us-[A-Za-z0-9_-]{48}"),  # Scalingo
+    ("api_token", r"tfp_[A-Za-z0-9_.=-]{40,}"),  # Typeform
+    ("api_token", r"api_org_[A-Za-z0-9]{34}"),  # Hugging Face organisation
+    ("api_token", r"LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])"),  # Alibaba Cloud
+    ("api_token", r"AKID[A-Za-z0-9]{32}(?![A-Za-z0-9])"),  # Tencent Cloud
+    ("api_token", r"p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])"),  # Adobe
+    ("api_token", r"bkua_[a-f0-9]{40}"),  # Buildkite
+    ("api_token", r"CLOJARS_[a-f0-9]{60}"),
+    ("api_token", r"CCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}"),  # CircleCI
+    ("api_token", r"duffel_(?:live|test)_[A-Za-z0-9_-]{43}"),
+    ("api_token", r"fio-u-[A-Za-z0-9_=-]{64}"),  # Frame.io
+    ("api_token", r"live_" + _MIXED + r"[A-Za-z0-9_=-]{40}(?![A-Za-z0-9_-])"),  # GoCardless
+    ("api_token", r"api-" + _UUID),  # LaunchDarkly
+    ("api_token", r"API-[A-Z0-9]{26,32}(?![A-Za-z0-9])"),  # Octopus Deploy
+    ("api_token", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),  # Brevo (Sendinblue)
+    ("api_token", r"KEY[0-9A-F]{32}_[A-Za-z0-9]{22}"),  # Telnyx
+    ("api_token", r"KEY[A-Z0-9]{32}_[A-Za-z0-9]{22}"),
+    ("api_token", r"AQVN[A-Za-z0-9_-]{35,38}"),  # Yandex
 )
 
 # (kind, run lengths, pattern, context) matched against a whole run of token characters of one
@@ -173,7 +226,7 @@ AWS_SECRET_NEAR = r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/
 _ARG = r"[\"'](?:[^\"'\n]+)[\"']"  # one quoted call argument
 
 _PW_HASH = (
-    r"\$(?:1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}"
+    r"\$(?:(?:1|apr1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}"
     r"|2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}"
     r"|[56]\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}"
     r"|[89]\$[./A-Za-z0-9]{14}\$[./A-Za-z0-9]{43}"
@@ -252,10 +305,15 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         ("authorization",),
         True,
         r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-        r"(?:(?:bearer|basic|token|ssws|digest|apikey|api-key|bot|key)[ \t]+)?(?P<s>[a-z0-9._~+/=-]{8,})",
+        r"(?:(?:bearer|basic|token|ssws|apikey|api-key|bot|key)[ \t]+)?(?P<s>[a-z0-9._~+/=-]{8,})",
     ),
     ("auth_header", ("bearer",), True, r"bearer[ \t]*:?[ \t]+(?P<s>[a-z0-9._~+/=-]{8,})"),
-    ("password", ("-u",), False, r"-u(?<!\S-u)[ \t]+\S+[ \t]+-p[ \t]*(?P<s>[^\s'\"]+)"),  # psexec, mysql
+    (
+        "password",
+        ("-u",),
+        False,
+        r"-u(?<!\S-u)[ \t]*[^\s-]\S*[ \t]+-p[ \t]*(?P<s>[^\s'\"]+)",
+    ),  # psexec, mysql
     (
         "password",
         ("-u", "--user"),
@@ -285,6 +343,106 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         r"|\b[^\n]{0,60}?\bis[ \t]+(?P<q>[\"'])(?P<t>[^\"'\n]{2,64})(?P=q)"  # "the password is 'x'"
         r"|[^\n]{0,80}:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?P<u>[a-z0-9]{16,})[ \t]*(?:\n|$))",  # printed alone
     ),
+    # A Digest header's secret is its response hash (the other fields are public).
+    ("auth_header", ("digest",), True, r"digest[ \t]+[^\n]*?response[ \t]*=[ \t]*\"?(?P<s>[a-f0-9]{16,})"),
+    ("password_hash", ("{sha}", "{ssha}"), True, r"\{s?sha\}(?P<s>[a-z0-9+/]{20,}={0,2})"),  # htpasswd
+    (
+        "password",
+        ("password>", "passwd>", "pwd>", "pass>", "secret>", "token>", "key>", "credential"),
+        True,
+        r"<(?P<tag>[a-z0-9_.:-]{0,40}(?:passw(?:or)?d|pwd|secret|token|api_?key|credentials?)"
+        r"|(?:[a-z0-9_.:-]{0,40}[_.:-])?pass)>(?P<s>[^<>\n]{1,200})</(?P=tag)>",
+    ),  # XML element
+    (
+        "password",
+        ("name=",),
+        True,
+        r"name=[\"'][^\"'\n]*(?:passw|pwd|secret|token|apikey|api_key)[^\"'\n]*[\"'][ \t]+value=[\"'](?P<s>[^\"'\n]+)[\"']",
+    ),  # <property name="...password" value="..."/>
+    (
+        "password",
+        ("variable",),
+        True,
+        r"variable[ \t]+\"[^\"\n]*(?:passw|pwd|secret|token|key)[^\"\n]*\"[ \t]*\{[^}]{0,300}?"
+        r"default[ \t]*=[ \t]*\"(?P<s>[^\"\n]+)\"",
+    ),  # HCL variable default
+    (
+        "password",
+        ("identified",),
+        True,
+        r"identified(?:[ \t]+with[ \t]+[a-z0-9_]+)?[ \t]+by(?:[ \t]+password)?[ \t]+(?P<q>['\"])(?P<t>[^'\"\n]{1,128})(?P=q)",
+    ),  # SQL
+    (
+        "password",
+        ("password(",),
+        True,
+        r"password[ \t]*\([ \t]*(?P<q>['\"])(?P<t>[^'\"\n]{1,128})(?P=q)[ \t]*\)",
+    ),  # SQL PASSWORD('...'), set_password("...")
+    (
+        "password",
+        ("setpassword", "setsecret", "settoken", "setapikey", "setcredential"),
+        True,
+        r"set(?:password|secret|token|apikey|credentials?)[ \t]*\([ \t]*(?P<q>['\"])(?P<t>[^'\"\n]+)(?P=q)[ \t]*\)",
+    ),  # Java and C# setters
+    ("password", ("oracle:",), True, r"jdbc:oracle:[a-z]+:[^/\s@:]+/(?P<s>[^@\s/]+)@"),
+    ("password", ("sqlplus",), True, r"sqlplus[ \t]+(?:-[a-z]+[ \t]+)*[^/\s@]+/(?P<s>[^@\s/]+)(?=@|[ \t]|$)"),
+    ("password", ("redis-cli",), True, r"redis-cli[^\n]*?[ \t]-a[ \t]+(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)"),
+    ("password", ("ldap",), True, r"ldap[a-z]*[ \t][^\n]*?[ \t]-w[ \t]+(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)"),
+    (
+        "password",
+        ("mysql", "mariadb"),
+        True,
+        r"(?:mysql[a-z]*|mariadb[a-z-]*)[ \t][^\n|;&]*?[ \t]-p(?P<s>[^\s'\"-][^\s'\"]*)",
+    ),  # `-pX`: with a blank, the client asks for the password instead
+    (
+        "password",
+        ("userpwd",),
+        True,
+        r"userpwd[ \t]*,[ \t]*(?:(?P<q>[\"'])[^\"'\n:]*:(?P<s>[^\"'\n]+)(?P=q)"
+        r"|[^\n;]*?[\"'](?P<t>[^\"'\n]{4,})[\"'][ \t]*\))",
+    ),  # PHP CURLOPT_USERPWD
+    ("password", ("sshpass",), True, r"sshpass[ \t]+-p[ \t]*(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)"),
+    (
+        "password",
+        ("htpasswd",),
+        True,
+        r"htpasswd[ \t]+-[a-z]*b[a-z]*(?:[ \t]+-[a-z]+)*[ \t]+\S+[ \t]+\S+[ \t]+(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)",
+    ),
+    (
+        "password",
+        ("storepass", "keypass"),
+        True,
+        r"-(?:src|dest)?(?:storepass|keypass)[ \t]+(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)",
+    ),
+    (
+        "password",
+        ("pass:",),
+        True,
+        r"-(?:passin|passout|pass|password)[ \t]+pass:(?P<s>[^\s'\"]+)",
+    ),  # openssl
+    ("password", ("-U",), False, r"-U[ \t]+['\"]?[^\s%'\"]+%(?P<s>[^\s'\"]+)"),  # smbclient user%password
+    (
+        "secret",
+        ("cookie",),
+        True,
+        r"cookie[ \t]*:[^\n]*?(?<![a-z0-9_.-])(?:[a-z0-9_.-]*sess[a-z0-9_.-]*|[a-z0-9_.-]*sid|[a-z0-9_-]*token"
+        r"|[a-z0-9_-]*auth[a-z0-9_-]*|remember[a-z0-9_-]*|jwt)=(?P<s>[^;\s\"']{8,})",
+    ),  # session-like cookies
+    (
+        "password",
+        ("passwords",),
+        True,
+        r"(?<![a-z_.-])passwords[\"']?[ \t]*:[ \t]*\n(?P<b>(?:[ \t]*-[ \t]+[^\n]+(?:\n|$))+)",
+    ),  # a YAML list of passwords
+    ("api_token", ("atlasv1",), True, r"[a-z0-9]{14}\.atlasv1\.[a-z0-9_=-]{60,}"),  # Terraform Cloud
+    ("private_key", ("private-mac",), True, r"private-mac:[ \t]*(?P<s>[a-f0-9]{40,64})"),  # PuTTY
+    (
+        "secret",
+        (": |", ": >", ":|", ":>"),
+        True,
+        r"(?:passw(?:or)?d|secret|token|key|credentials?)[\"']?[ \t]*:[ \t]*[|>][-+]?[ \t]*\n"
+        r"(?P<b>(?P<i>[ \t]+)\S[^\n]*(?:\n(?P=i)[^\n]*)*)",
+    ),  # a YAML block scalar under a secret's name: every line of it
     ("secret", ("unseal",), True, r"unseal(?: key \d+:)?[ \t]*(?P<s>[a-z0-9+/=]{40,})"),  # Vault unseal key
 )
 
@@ -319,6 +477,9 @@ ASSIGN_HEADS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("secret", ("key",), _key_head()),
     ("secret", ("_pat", "-pat"), r"pat(?<=[_-]pat)"),
     ("secret", ("auth",), r"auth(?<=[_\"' .]auth)"),
+    ("secret", ("salt",), r"salt"),
+    ("password", ("credential",), r"credentials?"),
+    ("secret", ("secure",), r"secure"),  # Travis CI `secure:` (encrypted, but the key's own)
 )
 
 # What may follow an assignment key: a closing quote or bracket, an operator (or, for flags and

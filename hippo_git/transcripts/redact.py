@@ -60,7 +60,8 @@ _DOTTED_NAME = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+\Z")
 _LINE_ESCAPE = re.compile(r"\\[nrt]")
 _LINE_END = re.compile(r"[ \t]*(?:$|\r|\n|;|#|//)", re.M)
 _AFTER_TAG = re.compile(r"!!?[A-Za-z][\w/:.-]*[ \t]+[\"']?([^\s\"'`;,&<>(){}\[\]|][^\s\"']*)")
-_CONTINUED = re.compile(r"(?:\n[ \t]+[^\s=:#;\[\]{}\"'][^\s=]*(?=[ \t]*(?:\n|\Z)))+")
+_CONTINUED = re.compile(r"(?:[ \t]*\n[ \t]+[^\s=:#;\[\]{}\"'][^\s=]*(?=[ \t]*(?:\n|\Z)))+")
+_DIGIT = re.compile(r"[0-9]")
 _B64_40 = re.compile(r"[A-Za-z0-9/+]{40}\Z")
 _JSON_KEY_NEXT = re.compile(r"\\?[\"'`][ \t]*:(?!=)")
 _FAMILY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth")
@@ -109,6 +110,9 @@ def _token_span(kind: str, text: str, m: re.Match[str]) -> tuple[int, int] | Non
 def _match_run(text: str, raw: bytes, start: int, end: int, spans: list[Span]) -> int:
     """Claim a vendor token in the run text[start:end]; returns where scanning resumes."""
     candidates = [start]
+    if start >= 23 and text.startswith(".atlasv1.", start - 9) and end - start >= 60:
+        _claim(spans, start - 23, end, "api_token")  # Terraform Cloud: <14>.atlasv1.<60+>
+        return end
     if start and raw[start - 1] == 0x2E:  # a dotted prefix: SG.xxx, ya29.xxx, dp.pt.xxx
         q = start - 1
         while q and start - q < _MAX_DOTTED_PREFIX and (text[q - 1] in _RUN_CHARS or text[q - 1] == "."):
@@ -147,6 +151,7 @@ def _scan_tokens(text: str, raw: bytes, spans: list[Span]) -> list[Span]:
     the rules (a rule's kind and span are the better ones)."""
     loose: list[Span] = []
     looked = 0  # the end of the last value looked at (its other runs are not looked at again)
+    b64 = b""
     mask = raw.translate(_RUN_MASK)
     start = mask.find(_RUN_NEEDLE)
     while start != -1:
@@ -164,13 +169,16 @@ def _scan_tokens(text: str, raw: bytes, spans: list[Span]) -> list[Span]:
                 end = mask.find(b" ", resume)
                 if end == -1:
                     return loose
-        if len(spans) == claimed and start >= looked:
+        if len(spans) == claimed and start >= looked and _DIGIT.search(text, start, end):
+            # (a run without a digit is a word or a name: keys and key lines all but always have one)
+            if not b64:
+                b64 = raw.translate(_loose.B64_MASK)
             body = _loose.key_body(text, start, end)
             if body is not None:
                 loose.append((*body, "private_key"))
                 looked = body[1]
             else:
-                vs, looked, secret = _loose.value_span(text, start, end)
+                vs, looked, secret = _loose.value_span(text, b64, start, end)
                 if secret:
                     loose.append((vs, looked, "secret"))
         start = mask.find(_RUN_NEEDLE, end)
@@ -254,7 +262,7 @@ def _assignment(text: str, low: str, view: str, m: re.Match[str], family: str, s
     kind = "password" if family == "password" else "secret"
     if ("aws" in key.lower() or "access" in key.lower()) and _B64_40.match(value):
         kind = "aws_secret_key"
-    if group == "uv" and op == "=" and (more := _CONTINUED.match(text, ve)):
+    if group == "uv" and op == "=" and (more := _CONTINUED.match(view, ve)):
         ve = more.end()  # INI continuation lines
     _claim(spans, vs, ve, kind)
 
@@ -350,15 +358,31 @@ def scan(text: str) -> list[Span]:
 
 
 class Redactor:
-    """Redacts text and keeps a running count of secrets per kind (for the ingest summary)."""
+    """Redacts text and keeps a running count of secrets per kind (for the ingest summary).
 
-    __slots__ = ("counts",)
+    With `echoes` on (`start_echoes`), every secret redacted is remembered, and its later bare
+    occurrences are redacted too, in any text this redactor is given until the next
+    `start_echoes` (agents repeat keys back: "I will export KEY now"). Ingest starts afresh per
+    session."""
+
+    __slots__ = ("counts", "echoes")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.echoes: dict[str, str] | None = None
+
+    def start_echoes(self) -> None:
+        self.echoes = {}
 
     def redact(self, text: str) -> str:
         spans = scan(text)
+        echoes = self.echoes
+        if echoes is not None:
+            for start, end, kind in spans:
+                if kind not in rules.PII_KINDS and _echo_worthy(text, start, end):
+                    echoes[text[start:end]] = kind
+            if echoes and len(text) >= _MIN_ECHO:
+                _claim_echoes(text, spans, echoes)
         if not spans:
             return text
         counts, pos = self.counts, 0
@@ -369,6 +393,25 @@ class Redactor:
             pos = end
         parts.append(text[pos:])
         return "".join(parts)
+
+
+_MIN_ECHO = 6
+
+
+def _echo_worthy(text: str, start: int, end: int) -> bool:
+    """Long or random enough that finding it again bare is finding the secret, not a word."""
+    n = end - start
+    if n < _MIN_ECHO or n > 4096 or "\n" in text[start:end]:
+        return False
+    return n >= 12 or _randomish(text[start:end])
+
+
+def _claim_echoes(text: str, spans: list[Span], echoes: dict[str, str]) -> None:
+    for value, kind in echoes.items():
+        at = text.find(value)
+        while at != -1:
+            _claim(spans, at, at + len(value), kind)
+            at = text.find(value, at + len(value))
 
 
 def redact(text: str) -> tuple[str, dict[str, int]]:

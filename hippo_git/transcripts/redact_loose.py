@@ -20,11 +20,12 @@ from collections import Counter
 Span = tuple[int, int, str]
 
 _B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+B64_MASK = bytes(0x61 if chr(i) in _B64_CHARS else 0x20 for i in range(256))
 _HEX = frozenset("0123456789abcdef")
 _HEX_UP = frozenset("0123456789ABCDEF")
 # Before the value: the name, an operator, blanks and an opening quote (read backwards).
 _BEFORE = re.compile(
-    r"(?P<name>[A-Za-z_$@][\w.$@-]{0,60})?[\"'`]?\]?[ \t]*(?P<op>:=|=>|=|:|->)[ \t]*(?:!!?binary[ \t]+)?[\"'`]?\Z"
+    r"(?P<name>[A-Za-z_$@][\w.$@-]{0,60})?\\?[\"'`]?\]?[ \t]*(?P<op>:=|=>|=|:|->)[ \t]*(?:!!?binary[ \t]+)?\\?[\"'`]?\Z"
 )
 _ID_NAME = re.compile(
     r"(?:^|[._@/-])(?:ids?|sum|rev|ref|path|url|uri|href|src|file|name|model|type|kind|parent\w*|"
@@ -44,7 +45,8 @@ _SECRET_WORD = re.compile(
     r"access[ _-]?key|session[ _-]?key|license[ _-]?key)"
 )
 _HASH_WORD = re.compile(r"commit|sha|hash|digest|checksum|uuid|\bid\b|revision|etag|merge|tree|blob")
-_KEY_LINE = re.compile(r"[ \t]*[\"']?(?P<b>[A-Za-z0-9+/]{16,}={0,2})[\"']?(?:\\n)?[\"',]?[ \t]*\Z")
+# A line of a key's body: base64 alone, or after a JSON key or a quote (a body rendered in JSON).
+_KEY_LINE = re.compile(r"(?:[^\n]*[\"' \t])?(?P<b>[A-Za-z0-9+/]{16,}={0,2})(?:\\n)?[\\\"',}\])]*[ \t]*\Z")
 # Base64 of a file's first bytes: PNG, JPEG, GIF, WebP, PDF, gzip, zip.
 _FILE_MAGIC = (
     "iVBORw0KGgo",
@@ -85,15 +87,13 @@ def high_entropy(value: str) -> bool:
     return entropy(value.rstrip("=")) >= min(4.8, 0.8 * math.log2(n))
 
 
-def value_span(text: str, start: int, end: int) -> tuple[int, int, bool]:
+def value_span(text: str, b64: bytes, start: int, end: int) -> tuple[int, int, bool]:
     """The value around the run text[start:end], and whether it is a loose secret (see the
-    module). The caller skips the runs inside a value already looked at."""
-    vs = start
-    while vs and text[vs - 1] in _B64_CHARS:
-        vs -= 1
-    ve = end
-    while ve < len(text) and text[ve] in _B64_CHARS:
-        ve += 1
+    module). `b64` is the text with its base64 characters as `a`, the rest blank (`B64_MASK`).
+    The caller skips the runs inside a value already looked at."""
+    vs = b64.rfind(b" ", 0, start) + 1
+    ve = b64.find(b" ", end)
+    ve = len(text) if ve == -1 else ve
     while ve < len(text) and text[ve] == "=" and ve - end < 3:
         ve += 1
     value = text[vs:ve]
@@ -123,37 +123,43 @@ def value_span(text: str, start: int, end: int) -> tuple[int, int, bool]:
 
 
 def key_body(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The lines of base64 around the run text[start:end] when they look like a key block's body."""
+    """The lines of base64 around the run text[start:end] when they look like a key block's body
+    (from the first body character, after any JSON key or quote on its line)."""
     ls = text.rfind("\n", 0, start) + 1
     le = text.find("\n", end)
     le = len(text) if le == -1 else le
-    if not 40 <= le - ls <= 100 or not _base64_line(text[ls:le], 40):
+    at = _body_at(text, max(ls, le - 110), le, 40) if le - ls >= 40 else -1
+    if at < 0:
         return None
-    first, last = ls, le
+    first, last = at, le
     while first > 0:
         prev = text.rfind("\n", 0, first - 1) + 1
-        if not _base64_line(text[prev : first - 1], 16):
+        below = _body_at(text, max(prev, first - 111), first - 1, 16)
+        if below < 0:
             break
-        first = prev
+        first = below
+        if below != prev:
+            break  # a line with a prefix (`"key": "…`) starts the body
     while last < len(text):
         nxt = text.find("\n", last + 1)
         nxt = len(text) if nxt == -1 else nxt
-        if not _base64_line(text[last + 1 : nxt], 16):
+        if nxt - last > 111 or _body_at(text, last + 1, nxt, 16) < 0:
             break
         last = nxt
-    if first == ls and last == le:
+    if first == at and last == le:
         return None  # one line alone is an ordinary long value
-    if text[first:last].lstrip(" \t\"'").startswith(_FILE_MAGIC):
+    if text.startswith(_FILE_MAGIC, first):
         return None  # an image or a file's data, in base64
     return first, last
 
 
-def _base64_line(line: str, least: int) -> bool:
-    m = _KEY_LINE.match(line)
+def _body_at(text: str, start: int, end: int, least: int) -> int:
+    """Where the base64 body of the line text[start:end] starts, or -1 when it is no key line."""
+    m = _KEY_LINE.match(text, start, end)
     if m is None:
-        return False
+        return -1
     body = m.group("b")
     if least >= 40:
-        return len(body) >= least and high_entropy(body.rstrip("="))
+        return m.start("b") if least <= len(body) <= 100 and high_entropy(body.rstrip("=")) else -1
     chars = set(body)  # a neighbour: base64 with both cases (a key's header lines repeat `A`)
-    return len(body) >= least and bool(chars & _UPPER and chars & _LOWER)
+    return m.start("b") if len(body) >= least and chars & _UPPER and chars & _LOWER else -1

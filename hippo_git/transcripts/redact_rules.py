@@ -318,7 +318,7 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         "password",
         ("-u", "--user"),
         False,
-        r"-(?:-user|u)(?<!\S-u)(?<!\S--user)[ \t]+['\"]?[^\s:'\"@]+:(?P<s>[^\s'\"@]+)['\"]?(?=\s|$)",
+        r"-(?:-user|u)(?<!\S-u)(?<!\S--user)[ \t]+\\?['\"]?[^\s:'\"@\\]+:(?P<s>[^\s'\"@\\]+)\\?['\"]?(?=\s|$)",
     ),  # curl -u user:pw
     *(
         ("password", (gate,), True, head + r"\s*" + _ARG + r"\s*,\s*" + _ARG.replace("?:", "?P<s>", 1))
@@ -339,13 +339,23 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         "password",
         ("password",),
         True,
-        r"password(?:[ \t]+(?P<n>[^\s'\"=:]+)(?=[ \t]*(?:\n|$))"  # netrc
+        r"password(?:[ \t]+(?P<n>[^\s'\"=:\\]+)(?=\\?[\"']?[}\]]*[ \t]*(?:\n|$))"  # netrc
         r"|\b[^\n]{0,60}?\bis[ \t]+(?P<q>[\"'])(?P<t>[^\"'\n]{2,64})(?P=q)"  # "the password is 'x'"
         r"|[^\n]{0,80}:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?P<u>[a-z0-9]{16,})[ \t]*(?:\n|$))",  # printed alone
     ),
     # A Digest header's secret is its response hash (the other fields are public).
-    ("auth_header", ("digest",), True, r"digest[ \t]+[^\n]*?response[ \t]*=[ \t]*\"?(?P<s>[a-f0-9]{16,})"),
-    ("password_hash", ("{sha}", "{ssha}"), True, r"\{s?sha\}(?P<s>[a-z0-9+/]{20,}={0,2})"),  # htpasswd
+    (
+        "auth_header",
+        ("response=",),
+        True,
+        r"digest[ \t]+[^\n]*?response[ \t]*=[ \t]*\\?\"?(?P<s>[a-f0-9]{16,})",
+    ),
+    (
+        "password_hash",
+        (":{sha}", ":{ssha}", ": {sha}", ": {ssha}"),
+        True,
+        r"\{s?sha\}(?P<s>[a-z0-9+/]{20,}={0,2})",
+    ),  # htpasswd
     (
         "password",
         ("password>", "passwd>", "pwd>", "pass>", "secret>", "token>", "key>", "credential"),
@@ -357,18 +367,18 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         "password",
         ("name=",),
         True,
-        r"name=[\"'][^\"'\n]*(?:passw|pwd|secret|token|apikey|api_key)[^\"'\n]*[\"'][ \t]+value=[\"'](?P<s>[^\"'\n]+)[\"']",
+        r"name=\\?[\"'][^\"'\n]*(?:passw|pwd|secret|token|apikey|api_key)[^\"'\n]*[\"'][ \t]+value=\\?[\"'](?P<s>[^\"'\n\\]+)\\?[\"']",
     ),  # <property name="...password" value="..."/>
     (
         "password",
         ("variable",),
         True,
-        r"variable[ \t]+\"[^\"\n]*(?:passw|pwd|secret|token|key)[^\"\n]*\"[ \t]*\{[^}]{0,300}?"
-        r"default[ \t]*=[ \t]*\"(?P<s>[^\"\n]+)\"",
+        r"variable[ \t]+\\?\"[^\"\n]*(?:passw|pwd|secret|token|key)[^\"\n]*\"[ \t]*\{[^}]{0,300}?"
+        r"default[ \t]*=[ \t]*\\?\"(?P<s>[^\"\n\\]+)\\?\"",
     ),  # HCL variable default
     (
         "password",
-        ("identified",),
+        (" by",),
         True,
         r"identified(?:[ \t]+with[ \t]+[a-z0-9_]+)?[ \t]+by(?:[ \t]+password)?[ \t]+(?P<q>['\"])(?P<t>[^'\"\n]{1,128})(?P=q)",
     ),  # SQL
@@ -382,17 +392,15 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         "password",
         ("setpassword", "setsecret", "settoken", "setapikey", "setcredential"),
         True,
-        r"set(?:password|secret|token|apikey|credentials?)[ \t]*\([ \t]*(?P<q>['\"])(?P<t>[^'\"\n]+)(?P=q)[ \t]*\)",
+        r"set(?:password|secret|token|apikey|credentials?)[ \t]*\([ \t]*\\?(?P<q>['\"])(?P<t>[^'\"\n\\]+)\\?(?P=q)[ \t]*\)",
     ),  # Java and C# setters
     ("password", ("oracle:",), True, r"jdbc:oracle:[a-z]+:[^/\s@:]+/(?P<s>[^@\s/]+)@"),
     ("password", ("sqlplus",), True, r"sqlplus[ \t]+(?:-[a-z]+[ \t]+)*[^/\s@]+/(?P<s>[^@\s/]+)(?=@|[ \t]|$)"),
     ("password", ("redis-cli",), True, r"redis-cli[^\n]*?[ \t]-a[ \t]+(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)"),
     ("password", ("ldap",), True, r"ldap[a-z]*[ \t][^\n]*?[ \t]-w[ \t]+(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)"),
-    (
-        "password",
-        ("mysql", "mariadb"),
-        True,
-        r"(?:mysql[a-z]*|mariadb[a-z-]*)[ \t][^\n|;&]*?[ \t]-p(?P<s>[^\s'\"-][^\s'\"]*)",
+    *(
+        ("password", ("-p",), True, client + r"[ \t][^\n|;&]*?[ \t]-p(?P<s>[^\s'\"-][^\s'\"]*)")
+        for client in ("mysql[a-z]*", "mariadb[a-z-]*")
     ),  # `-pX`: with a blank, the client asks for the password instead
     (
         "password",
@@ -434,7 +442,6 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         True,
         r"(?<![a-z_.-])passwords[\"']?[ \t]*:[ \t]*\n(?P<b>(?:[ \t]*-[ \t]+[^\n]+(?:\n|$))+)",
     ),  # a YAML list of passwords
-    ("api_token", ("atlasv1",), True, r"[a-z0-9]{14}\.atlasv1\.[a-z0-9_=-]{60,}"),  # Terraform Cloud
     ("private_key", ("private-mac",), True, r"private-mac:[ \t]*(?P<s>[a-f0-9]{40,64})"),  # PuTTY
     (
         "secret",
@@ -477,7 +484,23 @@ ASSIGN_HEADS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("secret", ("key",), _key_head()),
     ("secret", ("_pat", "-pat"), r"pat(?<=[_-]pat)"),
     ("secret", ("auth",), r"auth(?<=[_\"' .]auth)"),
-    ("secret", ("salt",), r"salt"),
+    (
+        "secret",
+        (
+            "salt=",
+            "salt =",
+            "salt:",
+            "salt :",
+            'salt":',
+            "salt':",
+            'salt"=',
+            "salt'=",
+            'salt" =',
+            "salt' =",
+            "-salt",
+        ),
+        r"salt",
+    ),
     ("password", ("credential",), r"credentials?"),
     ("secret", ("secure",), r"secure"),  # Travis CI `secure:` (encrypted, but the key's own)
 )

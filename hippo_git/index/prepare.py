@@ -161,8 +161,8 @@ def _title(title: str | None) -> str | None:
     if title is None or len(title) <= TITLE_CHARS:
         return title
     cut = title[:TITLE_CHARS]
-    marker = cut.rfind("[redacted:")
-    if marker != -1 and "]" not in cut[marker:]:
+    marker = cut.rfind("[")
+    if marker != -1 and title.startswith("[redacted:", marker) and "]" not in cut[marker:]:
         cut = cut[:marker]
     return cut.rstrip()
 

@@ -62,6 +62,8 @@ _LINE_END = re.compile(r"[ \t]*(?:$|\r|\n|;|#|//)", re.M)
 _AFTER_TAG = re.compile(r"!!?[A-Za-z][\w/:.-]*[ \t]+[\"']?([^\s\"'`;,&<>(){}\[\]|][^\s\"']*)")
 _CONTINUED = re.compile(r"(?:[ \t]*\n[ \t]+[^\s=:#;\[\]{}\"'][^\s=]*(?=[ \t]*(?:\n|\Z)))+")
 _DIGIT = re.compile(r"[0-9]")
+_MIXED_CASE = re.compile(r"(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])")
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
 _B64_40 = re.compile(r"[A-Za-z0-9/+]{40}\Z")
 _JSON_KEY_NEXT = re.compile(r"\\?[\"'`][ \t]*:(?!=)")
 _FAMILY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth")
@@ -169,8 +171,14 @@ def _scan_tokens(text: str, raw: bytes, spans: list[Span]) -> list[Span]:
                 end = mask.find(b" ", resume)
                 if end == -1:
                     return loose
-        if len(spans) == claimed and start >= looked and _DIGIT.search(text, start, end):
-            # (a run without a digit is a word or a name: keys and key lines all but always have one)
+        if (
+            len(spans) == claimed
+            and start >= looked
+            and _DIGIT.search(text, start, end)
+            and (_MIXED_CASE.match(text, start, end) or _HEX_RUN.fullmatch(text, start, end))
+        ):
+            # (a run without a digit, or of one case and not hex, is a word, a name or an id:
+            # random keys and key lines all but always have both)
             if not b64:
                 b64 = raw.translate(_loose.B64_MASK)
             body = _loose.key_body(text, start, end)

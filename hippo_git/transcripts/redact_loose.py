@@ -41,7 +41,7 @@ _ID_VALUE = re.compile(
     r"cus|sub|prod|price|pi|ch|in|txn|sess|conv|step|task|user|org|proj)[_-]"
 )
 _SECRET_WORD = re.compile(
-    r"(?:secret|token|passw|passphrase|api[ _-]?key|credential|signing|private|auth|bearer|seed|"
+    r"(?:secret|token|passw|passphrase|\bkey\b|api[ _-]?key|credential|signing|private|auth|bearer|seed|"
     r"access[ _-]?key|session[ _-]?key|license[ _-]?key)"
 )
 _HASH_WORD = re.compile(r"commit|sha|hash|digest|checksum|uuid|\bid\b|revision|etag|merge|tree|blob")
@@ -96,6 +96,11 @@ def value_span(text: str, b64: bytes, start: int, end: int) -> tuple[int, int, b
     ve = len(text) if ve == -1 else ve
     while ve < len(text) and text[ve] == "=" and ve - end < 3:
         ve += 1
+    p = vs  # what precedes the value, past its quote and blanks: an operator, or look for a word
+    while p and vs - p < 8 and text[p - 1] in " \t\"'`\\[]!":
+        p -= 1
+    if not (p and text[p - 1] in "=:>") and not _SECRET_WORD.search(text[max(0, vs - 48) : vs].lower()):
+        return vs, ve, False
     value = text[vs:ve]
     if (
         _ID_VALUE.match(value)

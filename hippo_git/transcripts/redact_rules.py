@@ -236,6 +236,9 @@ _PW_HASH = (
 )
 
 
+# The names whose YAML block scalar (`key: |` and indented lines) is a secret.
+_BLOCK_NAMES = ("password", "passwd", "secret", "token", "key", "credential", "credentials")
+
 # (kind, gates, on_lowercase, pattern). A rule runs only when one of its gates occurs in the text
 # (or, for `on_lowercase` rules, in its lowercased copy, which the pattern then matches: same
 # length, so spans carry over). Patterns start with a literal where they can: `re` then scans
@@ -352,13 +355,13 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
     ),
     (
         "password_hash",
-        (":{sha}", ":{ssha}", ": {sha}", ": {ssha}"),
+        (":{s",),
         True,
         r"\{s?sha\}(?P<s>[a-z0-9+/]{20,}={0,2})",
     ),  # htpasswd
     (
         "password",
-        ("password>", "passwd>", "pwd>", "pass>", "secret>", "token>", "key>", "credential"),
+        ("</",),
         True,
         r"<(?P<tag>[a-z0-9_.:-]{0,40}(?:passw(?:or)?d|pwd|secret|token|api_?key|credentials?)"
         r"|(?:[a-z0-9_.:-]{0,40}[_.:-])?pass)>(?P<s>[^<>\n]{1,200})</(?P=tag)>",
@@ -371,14 +374,14 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
     ),  # <property name="...password" value="..."/>
     (
         "password",
-        ("variable",),
+        ("pass", "pwd", "secret", "token", "key"),
         True,
         r"variable[ \t]+\\?\"[^\"\n]*(?:passw|pwd|secret|token|key)[^\"\n]*\"[ \t]*\{[^}]{0,300}?"
         r"default[ \t]*=[ \t]*\\?\"(?P<s>[^\"\n\\]+)\\?\"",
     ),  # HCL variable default
     (
         "password",
-        (" by",),
+        ("identified",),
         True,
         r"identified(?:[ \t]+with[ \t]+[a-z0-9_]+)?[ \t]+by(?:[ \t]+password)?[ \t]+(?P<q>['\"])(?P<t>[^'\"\n]{1,128})(?P=q)",
     ),  # SQL
@@ -390,14 +393,14 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
     ),  # SQL PASSWORD('...'), set_password("...")
     (
         "password",
-        ("setpassword", "setsecret", "settoken", "setapikey", "setcredential"),
+        ("setpass", "setsecret", "settoken"),
         True,
         r"set(?:password|secret|token|apikey|credentials?)[ \t]*\([ \t]*\\?(?P<q>['\"])(?P<t>[^'\"\n\\]+)\\?(?P=q)[ \t]*\)",
     ),  # Java and C# setters
     ("password", ("oracle:",), True, r"jdbc:oracle:[a-z]+:[^/\s@:]+/(?P<s>[^@\s/]+)@"),
     ("password", ("sqlplus",), True, r"sqlplus[ \t]+(?:-[a-z]+[ \t]+)*[^/\s@]+/(?P<s>[^@\s/]+)(?=@|[ \t]|$)"),
     ("password", ("redis-cli",), True, r"redis-cli[^\n]*?[ \t]-a[ \t]+(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)"),
-    ("password", ("ldap",), True, r"ldap[a-z]*[ \t][^\n]*?[ \t]-w[ \t]+(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)"),
+    ("password", ("-w",), True, r"ldap[a-z]*[ \t][^\n]*?[ \t]-w[ \t]+(?P<q>['\"]?)(?P<t>[^\s'\"]+)(?P=q)"),
     *(
         ("password", ("-p",), True, client + r"[ \t][^\n|;&]*?[ \t]-p(?P<s>[^\s'\"-][^\s'\"]*)")
         for client in ("mysql[a-z]*", "mariadb[a-z-]*")
@@ -438,17 +441,17 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
     ),  # session-like cookies
     (
         "password",
-        ("passwords",),
+        ("password",),
         True,
         r"(?<![a-z_.-])passwords[\"']?[ \t]*:[ \t]*\n(?P<b>(?:[ \t]*-[ \t]+[^\n]+(?:\n|$))+)",
     ),  # a YAML list of passwords
     ("private_key", ("private-mac",), True, r"private-mac:[ \t]*(?P<s>[a-f0-9]{40,64})"),  # PuTTY
     (
         "secret",
-        (": |", ": >", ":|", ":>"),
+        ("pass", "secret", "token", "key", "credential"),
         True,
-        r"(?:passw(?:or)?d|secret|token|key|credentials?)[\"']?[ \t]*:[ \t]*[|>][-+]?[ \t]*\n"
-        r"(?P<b>(?P<i>[ \t]+)\S[^\n]*(?:\n(?P=i)[^\n]*)*)",
+        r":(?:" + "|".join(f"(?<={n}{q}:)" for n in _BLOCK_NAMES for q in ("", '"', "'")) + ")"
+        r"[ \t]*[|>][-+]?[ \t]*\n(?P<b>(?P<i>[ \t]+)\S[^\n]*(?:\n(?P=i)[^\n]*)*)",
     ),  # a YAML block scalar under a secret's name: every line of it
     ("secret", ("unseal",), True, r"unseal(?: key \d+:)?[ \t]*(?P<s>[a-z0-9+/=]{40,})"),  # Vault unseal key
 )
@@ -484,23 +487,7 @@ ASSIGN_HEADS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("secret", ("key",), _key_head()),
     ("secret", ("_pat", "-pat"), r"pat(?<=[_-]pat)"),
     ("secret", ("auth",), r"auth(?<=[_\"' .]auth)"),
-    (
-        "secret",
-        (
-            "salt=",
-            "salt =",
-            "salt:",
-            "salt :",
-            'salt":',
-            "salt':",
-            'salt"=',
-            "salt'=",
-            'salt" =',
-            "salt' =",
-            "-salt",
-        ),
-        r"salt",
-    ),
+    ("secret", ("salt",), r"salt"),
     ("password", ("credential",), r"credentials?"),
     ("secret", ("secure",), r"secure"),  # Travis CI `secure:` (encrypted, but the key's own)
 )

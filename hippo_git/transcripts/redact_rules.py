@@ -236,9 +236,6 @@ _PW_HASH = (
 )
 
 
-# The names whose YAML block scalar (`key: |` and indented lines) is a secret.
-_BLOCK_NAMES = ("password", "passwd", "secret", "token", "key", "credential", "credentials")
-
 # (kind, gates, on_lowercase, pattern). A rule runs only when one of its gates occurs in the text
 # (or, for `on_lowercase` rules, in its lowercased copy, which the pattern then matches: same
 # length, so spans carry over). Patterns start with a literal where they can: `re` then scans
@@ -448,10 +445,10 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
     ("private_key", ("private-mac",), True, r"private-mac:[ \t]*(?P<s>[a-f0-9]{40,64})"),  # PuTTY
     (
         "secret",
-        ("pass", "secret", "token", "key", "credential"),
+        ("|\n", "|-\n", ">\n", "|\\n", "|-\\n"),
         True,
-        r":(?:" + "|".join(f"(?<={n}{q}:)" for n in _BLOCK_NAMES for q in ("", '"', "'")) + ")"
-        r"[ \t]*[|>][-+]?[ \t]*\n(?P<b>(?P<i>[ \t]+)\S[^\n]*(?:\n(?P=i)[^\n]*)*)",
+        r"(?:passw(?:or)?d|secret|token|key|credentials?)[\"']?[ \t]*:[ \t]*[|>][-+]?[ \t]*\n"
+        r"(?P<b>(?P<i>[ \t]+)\S[^\n]*(?:\n(?P=i)[^\n]*)*)",
     ),  # a YAML block scalar under a secret's name: every line of it
     ("secret", ("unseal",), True, r"unseal(?: key \d+:)?[ \t]*(?P<s>[a-z0-9+/=]{40,})"),  # Vault unseal key
 )

@@ -11,6 +11,11 @@ Baseline: `str.encode` + an SQLite FTS5 insert of the same strings (one transact
 database). The target (issue 3) is that parsing + redaction cost no more than the index insert,
 so redaction alone should stay well under 1.0x the baseline time.
 
+Quality, in the same run (and alone with --quality): recall on the noseyparker examples in
+../shared/corpora/secrets and on the per-family and per-shape cases of tests/secret_cases.py
+(target >= 99% redacted), and false positives as markers per 1,000 lines of the Python standard
+library, each module redacted whole as a tool's output would be, emails not counted (target <= 1).
+
 A third run plants a fake secret (built at run time) in one string in fifty, to price the path
 where rules fire.
 
@@ -216,11 +221,48 @@ def against(args: argparse.Namespace, base: Path) -> int:
     return 0
 
 
+def quality() -> bool:
+    """Recall and false positives (see the module doc); prints met/missed, returns all met."""
+    import sysconfig
+
+    sys.path.insert(0, str(ROOT))
+    from hippo_git.transcripts.redact import redact, scan
+    from tests.secret_cases import shape_cases, vendor_cases
+    from tests.test_redact import _np_rules, _secret_gone
+
+    rules = [rule for rule in _np_rules() if not rule.public_identifier]
+    examples = [(rule, e) for rule in rules for e in rule.examples]
+    np_hit = sum("[redacted:" in redact(e)[0] and _secret_gone(rule, e, scan(e)) for rule, e in examples)
+    cases = shape_cases() + vendor_cases()
+    planted = [(c, secret) for c in cases for secret in c.secrets]
+    outs = {c.name: redact(c.text)[0] for c in cases}
+    own_hit = sum(secret not in outs[c.name] for c, secret in planted)
+    recall = (np_hit + own_hit) / (len(examples) + len(planted))
+    root = Path(sysconfig.get_paths()["stdlib"])
+    lines = markers = 0
+    for path in sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        lines += text.count("\n") + 1
+        markers += sum(kind != "email" for _, _, kind in scan(text))
+    rate = markers * 1000 / max(1, lines)
+    ok_recall, ok_fp = recall >= 0.99, rate <= 1.0
+    print(
+        f"recall: noseyparker {np_hit}/{len(examples)}, shapes and families {own_hit}/{len(planted)}:"
+        f" {recall:.1%} (target >= 99%): {'met' if ok_recall else 'missed'}"
+    )
+    print(
+        f"false positives: {markers} markers in {lines:,} lines of the standard library ="
+        f" {rate:.2f} per 1,000 (target <= 1): {'met' if ok_fp else 'missed'}"
+    )
+    return ok_recall and ok_fp
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--mb", type=float, default=32.0, help="corpus size in MB per cut (default 32)")
     parser.add_argument("--index", type=Path, help="also time this index's turn texts and cursor states")
     parser.add_argument("--against", type=Path, help="time this other checkout's code too, in the same run")
+    parser.add_argument("--quality", action="store_true", help="only recall and false positives")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not CORPUS.exists():
@@ -228,8 +270,12 @@ def main() -> int:
         return 2
     if args.child:
         return child(args)
+    if args.quality:
+        return 0 if quality() else 1
     if args.against:
+        quality()
         return against(args, args.against.resolve())
+    quality()
     values, lines = load_texts()
     run("string values", _grow(values, args.mb))
     run("raw JSONL lines", _grow(lines, args.mb))

@@ -15,6 +15,7 @@ from urllib.parse import unquote
 from hippo_git.dream.evidence import PassInput, max_change_bytes
 from hippo_git.dream.quotes import MIN_QUOTE, quotes_in
 from hippo_git.dream.records import EVIDENCE_RE, Proposal
+from hippo_git.transcripts.redact import find_secrets
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _NOT_PORTABLE = set(':*?"<>|')  # drive letters, alternate data streams, wildcards: never in a note path
@@ -100,6 +101,13 @@ def brings_back(new: str, reverted: Sequence[str]) -> str | None:
     return None
 
 
+def secret_problems(text: str) -> list[str]:
+    """A reason per kind of secret in `text` (the redactor's kinds, never the value): a note is
+    shared through git, and no secret may reach one (invariant 2)."""
+    kinds = sorted({kind for _, kind in find_secrets(text)})
+    return [f"the new text holds what looks like a secret ({kind})" for kind in kinds]
+
+
 def check(
     proposal: Proposal,
     shown: PassInput,
@@ -146,6 +154,7 @@ def check(
     limit = max_change_bytes(note.text)
     if size > limit:
         reasons.append(f"the change is {size} bytes, more than half the note (limit {limit} bytes)")
+    reasons += secret_problems(proposal.new)
     back = brings_back(proposal.new, shown.reverted.get(proposal.path, ()))
     if back is not None:
         reasons.append(f"the new text brings back text a human reverted: {_norm(back)[:80]!r}")

@@ -37,6 +37,7 @@ from hippo_git.transcripts.registry import get_adapter
 from hippo_git.transcripts.regular import open_regular
 
 HEAD_BYTES = 4096
+TITLE_CHARS = 120
 
 # Notes a turn cites: `[[target]]`, `[[target|label]]`, `[[target#heading]]`, and `*.md` paths.
 _LINK = re.compile(r"\[\[([^\[\]\n|#]{1,200})(?:[|#][^\[\]\n]{0,200})?\]\]")
@@ -134,13 +135,14 @@ def plan(task: Task, append_only: bool) -> tuple[Cursor, bool, str | None]:
 
 def _session(scrub: Scrubber, harness: str, parsed: ParsedSession) -> PreparedSession:
     info = parsed.info
+    scrub.start_session()  # a secret redacted in this session is redacted wherever it recurs in it
     rows, paths, mentions = _turn_rows(scrub, parsed.turns)
     return PreparedSession(
         sid=scrub.small(str(info.id)),
         harness=scrub.small(info.harness or harness),
         meta=(
             scrub.opt(info.cwd),
-            scrub.opt(info.title),
+            _title(scrub.opt(info.title)),
             scrub.ts(info.started),
             scrub.ts(info.ended),
             scrub.opt(info.parent_id),
@@ -152,6 +154,18 @@ def _session(scrub: Scrubber, harness: str, parsed: ParsedSession) -> PreparedSe
         paths=paths,
         mentions=mentions,
     )
+
+
+def _title(title: str | None) -> str | None:
+    """A title as stored: cut to TITLE_CHARS once redacted (cut first, a secret split at the cut
+    would match nothing), never inside a `[redacted:kind]` marker."""
+    if title is None or len(title) <= TITLE_CHARS:
+        return title
+    cut = title[:TITLE_CHARS]
+    marker = cut.rfind("[")
+    if marker != -1 and title.startswith("[redacted:", marker) and "]" not in cut[marker:]:
+        cut = cut[:marker]
+    return cut.rstrip()
 
 
 def _turn_rows(scrub: Scrubber, turns: list[Turn]) -> tuple[list[Row], dict[str, int], set[tuple[str, str]]]:

@@ -50,6 +50,11 @@ class Scrubber:
         self.redactor.counts.clear()
         self.redactor.counts.update(mark)
 
+    def start_session(self) -> None:
+        """Echoes (see `Redactor`) are remembered from here on, and those of the session before
+        forgotten."""
+        self.redactor.start_echoes()
+
     def text(self, value: str) -> str:
         if value.endswith("not indexed]"):
             value = _drop_cut_word(value)
@@ -57,10 +62,11 @@ class Scrubber:
 
     def small(self, value: str) -> str:
         """For short strings that repeat (names, paths, ids): memoised when clean."""
-        if value in self._clean:
+        echoes = self.redactor.echoes
+        if value in self._clean and not echoes:
             return value
         out = self.redactor.redact(value)
-        if out == value and len(value) <= _MEMO_MAX_CHARS:
+        if out == value and len(value) <= _MEMO_MAX_CHARS and not echoes:
             if len(self._clean) >= _MEMO_MAX_ENTRIES:
                 # Full, mostly of strings seen once (cursor states' ids): start again rather than
                 # stop learning the names and paths of the sources still to come.

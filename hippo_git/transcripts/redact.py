@@ -25,6 +25,7 @@ import bisect
 import re
 from collections.abc import Collection
 
+from hippo_git.transcripts import redact_loose as _loose
 from hippo_git.transcripts import redact_rules as rules
 from hippo_git.transcripts import redact_tables as tables
 from hippo_git.transcripts.redact_escapes import after_escape, blank_escapes
@@ -58,10 +59,17 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DOTTED_NAME = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+\Z")
 _LINE_ESCAPE = re.compile(r"\\[nrt]")
 _LINE_END = re.compile(r"[ \t]*(?:$|\r|\n|;|#|//)", re.M)
+_AFTER_TAG = re.compile(r"!!?[A-Za-z][\w/:.-]*[ \t]+[\"']?([^\s\"'`;,&<>(){}\[\]|][^\s\"']*)")
+_CONTINUED = re.compile(r"(?:[ \t]*\n[ \t]+[^\s=:#;\[\]{}\"'][^\s=]*(?=[ \t]*(?:\n|\Z)))+")
+_DIGIT = re.compile(r"[0-9]")
+_MIXED_CASE = re.compile(r"(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])")
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
 _B64_40 = re.compile(r"[A-Za-z0-9/+]{40}\Z")
 _JSON_KEY_NEXT = re.compile(r"\\?[\"'`][ \t]*:(?!=)")
 _FAMILY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth")
-_STRICT_HEADS = frozenset({"auth", "pat"})  # names too common to trust without a random value
+_STRICT_HEADS = frozenset(
+    {"auth", "pat", "salt", "secure", "credential", "credentials"}
+)  # names too common to trust without a random value
 _LOCAL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
 _DOMAIN = re.compile(rules.EMAIL_DOMAIN)
 _RESERVED = re.compile(rules.EMAIL_RESERVED_DOMAIN)
@@ -104,6 +112,9 @@ def _token_span(kind: str, text: str, m: re.Match[str]) -> tuple[int, int] | Non
 def _match_run(text: str, raw: bytes, start: int, end: int, spans: list[Span]) -> int:
     """Claim a vendor token in the run text[start:end]; returns where scanning resumes."""
     candidates = [start]
+    if start >= 23 and text.startswith(".atlasv1.", start - 9) and end - start >= 60:
+        _claim(spans, start - 23, end, "api_token")  # Terraform Cloud: <14>.atlasv1.<60+>
+        return end
     if start and raw[start - 1] == 0x2E:  # a dotted prefix: SG.xxx, ya29.xxx, dp.pt.xxx
         q = start - 1
         while q and start - q < _MAX_DOTTED_PREFIX and (text[q - 1] in _RUN_CHARS or text[q - 1] == "."):
@@ -137,13 +148,19 @@ def _match_run(text: str, raw: bytes, start: int, end: int, spans: list[Span]) -
     return end
 
 
-def _scan_tokens(text: str, raw: bytes, spans: list[Span]) -> None:
+def _scan_tokens(text: str, raw: bytes, spans: list[Span]) -> list[Span]:
+    """Claim the vendor tokens; returns the loose secrets (`redact_loose`), to be claimed after
+    the rules (a rule's kind and span are the better ones)."""
+    loose: list[Span] = []
+    looked = 0  # the end of the last value looked at (its other runs are not looked at again)
+    b64 = b""
     mask = raw.translate(_RUN_MASK)
     start = mask.find(_RUN_NEEDLE)
     while start != -1:
         end = mask.find(b" ", start + _MIN_RUN)
         if end == -1:
             end = len(mask)
+        claimed = len(spans)
         if (
             raw[start : start + 2] in _DISPATCH
             or end - start in _SHAPES
@@ -153,8 +170,27 @@ def _scan_tokens(text: str, raw: bytes, spans: list[Span]) -> None:
             if resume > end:  # a token that ran on past `.` or `/`: skip to the next gap
                 end = mask.find(b" ", resume)
                 if end == -1:
-                    return
+                    return loose
+        if (
+            len(spans) == claimed
+            and start >= looked
+            and _DIGIT.search(text, start, end)
+            and (_MIXED_CASE.match(text, start, end) or _HEX_RUN.fullmatch(text, start, end))
+        ):
+            # (a run without a digit, or of one case and not hex, is a word, a name or an id:
+            # random keys and key lines all but always have both)
+            if not b64:
+                b64 = raw.translate(_loose.B64_MASK)
+            body = _loose.key_body(text, start, end)
+            if body is not None:
+                loose.append((*body, "private_key"))
+                looked = body[1]
+            else:
+                vs, looked, secret = _loose.value_span(text, b64, start, end)
+                if secret:
+                    loose.append((vs, looked, "secret"))
         start = mask.find(_RUN_NEEDLE, end)
+    return loose
 
 
 def _value_ok(value: str, family: str, *, quoted: bool) -> bool:
@@ -188,7 +224,7 @@ def _assignment(text: str, low: str, view: str, m: re.Match[str], family: str, s
         before = text[k0 - 1] if ks != k0 else " "
         if not (before in " _-.>$" or (before.islower() and text[k0].isupper()) or key.isupper()):
             return  # bypass, compass...
-        if ks == k0 and op == ":":
+        if ks == k0 and op == ":" and head == "pass" and not kq:
             return  # "PASS: test_name" in test runner output
     flag = key.startswith("-")
     group = next((g for g in ("v1", "v2", "v3") if m.group(g) is not None), "uv")
@@ -201,6 +237,11 @@ def _assignment(text: str, low: str, view: str, m: re.Match[str], family: str, s
     elif op == "," and not (quoted and kq and "\n" not in sp2):
         return  # only `getenv("API_KEY", "default")` on one line
     vs, ve = m.span(group)
+    if group == "uv" and text.startswith("!", vs):  # a YAML tag (`!!binary`, `!secret`): the value follows
+        tagged = _AFTER_TAG.match(text, vs)
+        if tagged is None:
+            return
+        vs, ve = tagged.span(1)
     if group == "uv" and view is not text:  # a bare value ends at an escaped line break or tab
         cut = _LINE_ESCAPE.search(text, vs + 1, ve)
         if cut and view[cut.start()] == " ":
@@ -229,6 +270,8 @@ def _assignment(text: str, low: str, view: str, m: re.Match[str], family: str, s
     kind = "password" if family == "password" else "secret"
     if ("aws" in key.lower() or "access" in key.lower()) and _B64_40.match(value):
         kind = "aws_secret_key"
+    if group == "uv" and op == "=" and (more := _CONTINUED.match(view, ve)):
+        ve = more.end()  # INI continuation lines
     _claim(spans, vs, ve, kind)
 
 
@@ -258,7 +301,11 @@ def _run_rules(text: str, low: str, view: str, hits: int, spans: list[Span]) -> 
                 continue
             if group == "n" and not _NETRC_USER.search(view_low, max(0, m.start() - 200), m.start()):
                 continue
-            if kind in ("password", "secret") and group and not _value_ok(view[vs:ve], kind, quoted=True):
+            if (
+                kind in ("password", "secret")
+                and group not in (None, "b")
+                and not _value_ok(view[vs:ve], kind, quoted=True)
+            ):
                 continue
             if kind == "auth_header" and (not _randomish(view[vs:ve]) or _DOTTED_NAME.match(view, vs, ve)):
                 continue  # `authorization = base64.decodebytes(...)` is code
@@ -292,10 +339,13 @@ def scan(text: str) -> list[Span]:
         return spans
     view = blank_escapes(text) if "\\" in text else text
     raw = b""
+    loose: list[Span] = []
     if len(text) >= _MIN_RUN:
         raw = view.encode("ascii", "replace")  # one byte per character, so offsets agree
-        _scan_tokens(view, raw, spans)
+        loose = _scan_tokens(view, raw, spans)
     if not (_SPECIAL_ASCII if text.isascii() else _SPECIAL).search(text):
+        for span in loose:
+            _claim(spans, *span)
         return spans
     # Lowercasing keeps positions when the text is ASCII; otherwise non-ASCII becomes "?" first
     # (a few characters lowercase to two), which no rule that reads `low` looks for.
@@ -308,21 +358,39 @@ def scan(text: str) -> list[Span]:
     hits = _gates(text, low)
     if hits:
         _run_rules(text, low, view, hits, spans)
+    for span in loose:
+        _claim(spans, *span)
     if "@" in text:
         _emails(view, spans)
     return spans
 
 
 class Redactor:
-    """Redacts text and keeps a running count of secrets per kind (for the ingest summary)."""
+    """Redacts text and keeps a running count of secrets per kind (for the ingest summary).
 
-    __slots__ = ("counts",)
+    With `echoes` on (`start_echoes`), every secret redacted is remembered, and its later bare
+    occurrences are redacted too, in any text this redactor is given until the next
+    `start_echoes` (agents repeat keys back: "I will export KEY now"). Ingest starts afresh per
+    session."""
+
+    __slots__ = ("counts", "echoes")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.echoes: dict[str, str] | None = None
+
+    def start_echoes(self) -> None:
+        self.echoes = {}
 
     def redact(self, text: str) -> str:
         spans = scan(text)
+        echoes = self.echoes
+        if echoes is not None:
+            for start, end, kind in spans:
+                if kind not in rules.PII_KINDS and _echo_worthy(text, start, end):
+                    echoes[text[start:end]] = kind
+            if echoes and len(text) >= _MIN_ECHO:
+                _claim_echoes(text, spans, echoes)
         if not spans:
             return text
         counts, pos = self.counts, 0
@@ -333,6 +401,25 @@ class Redactor:
             pos = end
         parts.append(text[pos:])
         return "".join(parts)
+
+
+_MIN_ECHO = 6
+
+
+def _echo_worthy(text: str, start: int, end: int) -> bool:
+    """Long or random enough that finding it again bare is finding the secret, not a word."""
+    n = end - start
+    if n < _MIN_ECHO or n > 4096 or "\n" in text[start:end]:
+        return False
+    return n >= 12 or _randomish(text[start:end])
+
+
+def _claim_echoes(text: str, spans: list[Span], echoes: dict[str, str]) -> None:
+    for value, kind in echoes.items():
+        at = text.find(value)
+        while at != -1:
+            _claim(spans, at, at + len(value), kind)
+            at = text.find(value, at + len(value))
 
 
 def redact(text: str) -> tuple[str, dict[str, int]]:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from hippo_git.transcripts import redact_families as families
+
 KINDS: tuple[str, ...] = (
     "private_key",
     "password_hash",
@@ -80,6 +82,7 @@ TOKENS: tuple[tuple[str, str], ...] = (
     ("model_api_key", r"sk-or-v1-[a-f0-9]{64}"),  # OpenRouter
     ("stripe_key", r"sk_(?:live|test)_[A-Za-z0-9]{16,}"),
     ("stripe_key", r"rk_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("stripe_key", r"pk_(?:live|test)_[A-Za-z0-9]{16,}"),
     ("api_token", r"sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}"),  # Mapbox secret
     ("openai_key", r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}"),
     ("stripe_key", r"whsec_[A-Za-z0-9+/=]{24,}"),
@@ -149,6 +152,7 @@ TOKENS: tuple[tuple[str, str], ...] = (
     ("api_token", r"lin_api_[A-Za-z0-9]{40}"),  # Linear
     ("api_token", r"sntrys_[A-Za-z0-9+/=_]{50,}"),  # Sentry
     ("api_token", r"00[A-Za-z0-9]{13}![A-Za-z0-9._]{80,}"),  # Salesforce session id (tried 16 before a run)
+    *families.TOKENS,
 )
 
 # (kind, run lengths, pattern, context) matched against a whole run of token characters of one
@@ -173,7 +177,7 @@ AWS_SECRET_NEAR = r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/
 _ARG = r"[\"'](?:[^\"'\n]+)[\"']"  # one quoted call argument
 
 _PW_HASH = (
-    r"\$(?:1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}"
+    r"\$(?:(?:1|apr1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}"
     r"|2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}"
     r"|[56]\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}"
     r"|[89]\$[./A-Za-z0-9]{14}\$[./A-Za-z0-9]{43}"
@@ -252,15 +256,20 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         ("authorization",),
         True,
         r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-        r"(?:(?:bearer|basic|token|ssws|digest|apikey|api-key|bot|key)[ \t]+)?(?P<s>[a-z0-9._~+/=-]{8,})",
+        r"(?:(?:bearer|basic|token|ssws|apikey|api-key|bot|key)[ \t]+)?(?P<s>[a-z0-9._~+/=-]{8,})",
     ),
     ("auth_header", ("bearer",), True, r"bearer[ \t]*:?[ \t]+(?P<s>[a-z0-9._~+/=-]{8,})"),
-    ("password", ("-u",), False, r"-u(?<!\S-u)[ \t]+\S+[ \t]+-p[ \t]*(?P<s>[^\s'\"]+)"),  # psexec, mysql
+    (
+        "password",
+        ("-u",),
+        False,
+        r"-u(?<!\S-u)[ \t]*[^\s-]\S*[ \t]+-p[ \t]*(?P<s>[^\s'\"]+)",
+    ),  # psexec, mysql
     (
         "password",
         ("-u", "--user"),
         False,
-        r"-(?:-user|u)(?<!\S-u)(?<!\S--user)[ \t]+['\"]?[^\s:'\"@]+:(?P<s>[^\s'\"@]+)['\"]?(?=\s|$)",
+        r"-(?:-user|u)(?<!\S-u)(?<!\S--user)[ \t]+\\?['\"]?[^\s:'\"@\\]+:(?P<s>[^\s'\"@\\]+)\\?['\"]?(?=\s|$)",
     ),  # curl -u user:pw
     *(
         ("password", (gate,), True, head + r"\s*" + _ARG + r"\s*,\s*" + _ARG.replace("?:", "?P<s>", 1))
@@ -281,11 +290,12 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         "password",
         ("password",),
         True,
-        r"password(?:[ \t]+(?P<n>[^\s'\"=:]+)(?=[ \t]*(?:\n|$))"  # netrc
+        r"password(?:[ \t]+(?P<n>[^\s'\"=:\\]+)(?=\\?[\"']?[}\]]*[ \t]*(?:\n|$))"  # netrc
         r"|\b[^\n]{0,60}?\bis[ \t]+(?P<q>[\"'])(?P<t>[^\"'\n]{2,64})(?P=q)"  # "the password is 'x'"
         r"|[^\n]{0,80}:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?P<u>[a-z0-9]{16,})[ \t]*(?:\n|$))",  # printed alone
     ),
     ("secret", ("unseal",), True, r"unseal(?: key \d+:)?[ \t]*(?P<s>[a-z0-9+/=]{40,})"),  # Vault unseal key
+    *families.ANCHORED,
 )
 
 # `key` counts as a secret's name only after one of these words (`api_key`, `x-api-key`...).
@@ -319,6 +329,9 @@ ASSIGN_HEADS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("secret", ("key",), _key_head()),
     ("secret", ("_pat", "-pat"), r"pat(?<=[_-]pat)"),
     ("secret", ("auth",), r"auth(?<=[_\"' .]auth)"),
+    ("secret", ("salt",), r"salt"),
+    ("password", ("credential",), r"credentials?"),
+    ("secret", ("secure",), r"secure"),  # Travis CI `secure:` (encrypted, but the key's own)
 )
 
 # What may follow an assignment key: a closing quote or bracket, an operator (or, for flags and

@@ -116,7 +116,7 @@ def rules() -> tuple[list[Rule], list[tuple[tuple[str, ...], bool]]]:
         gates.append((tuple(g.lower() if low else g for g in literals), low))
         # Worth a look of its own only when no gate already holds it (`/api/v1/` behind `//`).
         lead = lead if len(lead) > 2 and not any(lead in gate for gate in gates[-1][0]) else ""
-        groups = tuple(g for g in ("s", "t", "u", "n") if f"(?P<{g}>" in pattern)
+        groups = tuple(g for g in ("s", "t", "u", "n", "b") if f"(?P<{g}>" in pattern)
         found.append((kind, rx, low, groups, False, lead))
     for family, literals, head in formats.ASSIGN_HEADS:
         assign = LazyPattern(head + formats.ASSIGN_TAIL, _settle_at(found, len(found), 1))

@@ -11,6 +11,19 @@ from hippo_git.transcripts.model import ParsedSession, SessionInfo, Turn
 _INFO_FIELDS = tuple(f.name for f in fields(SessionInfo))
 
 
+TITLE_READ = 600  # characters of a title's source read; `index.prepare` cuts it after redaction
+
+
+def title_words(text: str) -> str:
+    """The first words of `text`, blanks folded, and never a word cut in two: a secret cut short
+    would match no rule, so the cut to the shown length (`index.prepare.TITLE_CHARS`) is made
+    after redaction."""
+    words = text[: TITLE_READ + 1].split()
+    if len(text) > TITLE_READ and words and not text[TITLE_READ].isspace():
+        words.pop()  # the word the read ended in
+    return " ".join(words)
+
+
 @dataclass(slots=True)
 class SessionAcc:
     """A session an append-only adapter is building; `to_state`/`from_state` carry it in a Cursor."""
@@ -58,7 +71,7 @@ class SessionAcc:
     def set_title(self, text: str | None, rank: int, *, replace_equal: bool = True) -> None:
         if not text or rank < self.title_rank or (rank == self.title_rank and not replace_equal):
             return
-        title = " ".join(text[:400].split())[:120]
+        title = title_words(text)
         if title:
             self.info.title = title
             self.title_rank = rank

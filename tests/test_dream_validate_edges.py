@@ -92,3 +92,20 @@ def test_new_text_that_is_blank_or_holds_nul_is_refused(tmp_path: Path) -> None:
         assert check(bad, _shown(), root=root, notes_dir="notes") == [
             "the new text is empty or holds NUL characters"
         ]
+
+
+def test_a_quote_from_a_reverted_text_counts_from_twelve_characters() -> None:
+    assert brings_back("Other words, twelve chars, more", ['Rule: "twelve chars" (s0#1)']) == "twelve chars"
+    assert brings_back("Other words, eleven char, more", ['Rule: "eleven char" (s0#1)']) is None
+
+
+def test_every_reverted_text_is_looked_at_past_a_short_one() -> None:
+    assert brings_back("we use abcdef daily", ["abc", "abcdef"]) == "abcdef"
+
+
+def test_a_replace_without_old_text_is_refused(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    for old in (None, ""):
+        bad = Proposal(op="replace", path="notes/build.md", old=old, new='"uv sync"', evidence=("s1#0",))
+        reasons = check(bad, _shown(), root=root, notes_dir="notes")
+        assert reasons[0] == "the text to replace occurs 0 times in the note (it must occur exactly once)"

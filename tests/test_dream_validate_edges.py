@@ -3,6 +3,7 @@ by mutation testing: `.ci/mutation-run validate`)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hippo_git.dream.evidence import NoteText, PassInput, TurnRef, max_change_bytes
@@ -109,3 +110,24 @@ def test_a_replace_without_old_text_is_refused(tmp_path: Path) -> None:
         bad = Proposal(op="replace", path="notes/build.md", old=old, new='"uv sync"', evidence=("s1#0",))
         reasons = check(bad, _shown(), root=root, notes_dir="notes")
         assert reasons[0] == "the text to replace occurs 0 times in the note (it must occur exactly once)"
+
+
+def test_a_symbolic_link_loop_is_refused_on_every_python(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    os.symlink("loop", root / "notes" / "loop")
+    assert "cannot be resolved" in path_problems("notes/loop/x.md", root, "notes")[0]
+    assert "cannot be resolved" in path_problems("notes/loop/deeper/x.md", root, "notes")[0]
+
+
+def test_paths_that_sort_before_the_notes_dir_or_decode_low_are_refused(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    assert "not under notes/" in path_problems("docs/a.md", root, "notes")[0]
+    assert "percent-encoded" in path_problems("notes/%20x.md", root, "notes")[0]
+    assert "surrounding spaces" in path_problems(" notes/build.md", root, "notes")[0]
+
+
+def test_reverted_text_thresholds_hold_above_them_too() -> None:
+    reverted = ["Always run the linter twice before every push to main."]
+    assert brings_back("the linter twice before every", reverted) == reverted[0]  # 29 characters
+    twenty = ["- Always rebase before\n- Something else here entirely, and more"]  # a 20-character line
+    assert brings_back("Note: Always rebase before, ok", twenty) == "- Always rebase before"

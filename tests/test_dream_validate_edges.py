@@ -131,3 +131,11 @@ def test_reverted_text_thresholds_hold_above_them_too() -> None:
     assert brings_back("the linter twice before every", reverted) == reverted[0]  # 29 characters
     twenty = ["- Always rebase before\n- Something else here entirely, and more"]  # a 20-character line
     assert brings_back("Note: Always rebase before, ok", twenty) == "- Always rebase before"
+
+
+def test_a_replacement_equal_to_its_old_text_is_refused_whatever_object_holds_it(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    old = "Run make test."
+    same = "".join(["Run make ", "test."])  # equal, but another string object
+    bad = Proposal(op="replace", path="notes/build.md", old=old, new=same, evidence=("s1#0",))
+    assert "the replacement equals the text it replaces" in check(bad, _shown(), root=root, notes_dir="notes")

@@ -118,6 +118,12 @@ def build_workspace(root: Path, notes: int, records: int, seed: int = 11) -> Pat
             "prompts": [],
         }
         (sessions / f"{sid}.json").write_text(json.dumps(record), encoding="utf-8")
+    # Written an hour ago, as a clone's notes are by the time someone runs init: files changed in
+    # the last two seconds are (rightly) read again by the next refresh, which is not this case.
+    past = time.time() - 3600
+    for path in repo.rglob("*"):
+        if path.is_file():
+            os.utime(path, (past, past))
     env = _env(root)
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "notes"]):
         subprocess.run(["git", *args], cwd=repo, check=True, env=env)

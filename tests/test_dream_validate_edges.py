@@ -3,6 +3,7 @@ by mutation testing: `.ci/mutation-run validate`)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hippo_git.dream.evidence import NoteText, PassInput, TurnRef, max_change_bytes
@@ -92,3 +93,49 @@ def test_new_text_that_is_blank_or_holds_nul_is_refused(tmp_path: Path) -> None:
         assert check(bad, _shown(), root=root, notes_dir="notes") == [
             "the new text is empty or holds NUL characters"
         ]
+
+
+def test_a_quote_from_a_reverted_text_counts_from_twelve_characters() -> None:
+    assert brings_back("Other words, twelve chars, more", ['Rule: "twelve chars" (s0#1)']) == "twelve chars"
+    assert brings_back("Other words, eleven char, more", ['Rule: "eleven char" (s0#1)']) is None
+
+
+def test_every_reverted_text_is_looked_at_past_a_short_one() -> None:
+    assert brings_back("we use abcdef daily", ["abc", "abcdef"]) == "abcdef"
+
+
+def test_a_replace_without_old_text_is_refused(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    for old in (None, ""):
+        bad = Proposal(op="replace", path="notes/build.md", old=old, new='"uv sync"', evidence=("s1#0",))
+        reasons = check(bad, _shown(), root=root, notes_dir="notes")
+        assert reasons[0] == "the text to replace occurs 0 times in the note (it must occur exactly once)"
+
+
+def test_a_symbolic_link_loop_is_refused_on_every_python(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    os.symlink("loop", root / "notes" / "loop")
+    assert "cannot be resolved" in path_problems("notes/loop/x.md", root, "notes")[0]
+    assert "cannot be resolved" in path_problems("notes/loop/deeper/x.md", root, "notes")[0]
+
+
+def test_paths_that_sort_before_the_notes_dir_or_decode_low_are_refused(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    assert "not under notes/" in path_problems("docs/a.md", root, "notes")[0]
+    assert "percent-encoded" in path_problems("notes/%20x.md", root, "notes")[0]
+    assert "surrounding spaces" in path_problems(" notes/build.md", root, "notes")[0]
+
+
+def test_reverted_text_thresholds_hold_above_them_too() -> None:
+    reverted = ["Always run the linter twice before every push to main."]
+    assert brings_back("the linter twice before every", reverted) == reverted[0]  # 29 characters
+    twenty = ["- Always rebase before\n- Something else here entirely, and more"]  # a 20-character line
+    assert brings_back("Note: Always rebase before, ok", twenty) == "- Always rebase before"
+
+
+def test_a_replacement_equal_to_its_old_text_is_refused_whatever_object_holds_it(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    old = "Run make test."
+    same = "".join(["Run make ", "test."])  # equal, but another string object
+    bad = Proposal(op="replace", path="notes/build.md", old=old, new=same, evidence=("s1#0",))
+    assert "the replacement equals the text it replaces" in check(bad, _shown(), root=root, notes_dir="notes")

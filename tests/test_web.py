@@ -97,6 +97,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Pat
     report = dream(cfg, DreamOptions(no_apply=True), env=env, now=NOW, model=MODEL)
     assert report.status == "complete", report.stopped
     scan(cfg, env=env, now=NOW, model=MODEL)
+    from hippo_git.memories.service import remember_text
+
+    for text in ("The staging deploy runs on Fridays.", "The staging deploy never runs on Fridays.",
+                 f"Remember {payloads()[0]} in the release notes.", "Use uv sync, not pip install."):  # fmt: skip
+        remember_text(cfg, text, tags=("web",), now=NOW)
+    git(repo, "commit", "-q", "-m", "memories")
     server = start(cfg)
     try:
         yield server, repo
@@ -208,7 +214,7 @@ def test_the_pages_render_and_hostile_text_stays_inert(
     ).splitlines()[-1]
     pages = ["/", "/notes", "/notes/notes/hostile.md", "/notes/notes/index.md", "/runs", f"/runs/{run}",
              "/sessions", "/sessions/hostile-session", "/sessions/sample-build-3f1c2a", "/incidents",
-             "/lessons", "/fleet", "/doctor", "/search?q=release"]  # fmt: skip
+             "/lessons", "/fleet", "/doctor", "/search?q=release", "/memories", "/conflicts"]  # fmt: skip
     for path in pages:
         page = w.visit(path)
         page.screenshot(
@@ -222,6 +228,7 @@ def test_the_pages_render_and_hostile_text_stays_inert(
     session = w.visit("/sessions/hostile-session").inner_text("main")
     assert "Always <script>alert(1)</script> before a release." in session
     assert "alert(1)" in w.visit(f"/runs/{run}").inner_text("main")  # the hostile rule as proposal text
+    assert payloads()[0] in w.visit("/memories").inner_text("main")  # the hostile memory as text
 
 
 def test_click_through_a_run_apply_it_revert_a_change_keep_a_lesson(
@@ -271,3 +278,24 @@ def test_cached_pages_follow_the_files_they_show(site: tuple[Server, Path]) -> N
         assert "notes/fresh-note.md" in index_page  # linked from: the graph was rebuilt
     finally:
         (repo / "notes" / "fresh-note.md").unlink()
+
+
+def test_resolve_a_conflict_and_forget_a_memory(site: tuple[Server, Path], browser: Any) -> None:
+    server, repo = site
+    w = Watch(browser, server)
+    page = w.visit("/conflicts")
+    assert "never runs on Fridays" in page.inner_text("main")
+    page.click("a.keep >> nth=1")
+    assert "Are you sure?" in page.inner_text("main")
+    page.click("#confirm")
+    assert page.inner_text("#result").startswith("resolved ")
+    assert "rejected.jsonl" in git(repo, "show", "--stat", "--format=", "HEAD")
+    assert "never runs on Fridays" not in w.visit("/conflicts").inner_text("main")
+    page = w.visit("/memories")
+    before = page.locator("a.forget").count()
+    page.locator("tr", has_text="Use uv sync").locator("a.forget").click()
+    page.click("#confirm")
+    assert page.inner_text("#result").startswith("forgot ")
+    assert w.visit("/memories").locator("a.forget").count() == before - 1
+    assert git(repo, "diff", "--cached", "--name-status").startswith("D\tnotes/memories/")
+    assert w.dialogs == []

@@ -88,7 +88,7 @@ def _allowed_hosts(port: int) -> set[str]:
 
 def create_app(cfg: Config, *, token: str | None = None) -> Flask:
     """The Flask application for one workspace (`serve` runs it; tests drive it over a real socket)."""
-    from hippo_git.web import routes_dream, routes_notes, routes_sessions, routes_signals
+    from hippo_git.web import routes_dream, routes_memories, routes_notes, routes_sessions, routes_signals
 
     app = Flask(__name__, static_folder=str(Path(__file__).parent / "static"))
     st = WebState(cfg=cfg)
@@ -144,7 +144,7 @@ def create_app(cfg: Config, *, token: str | None = None) -> Flask:
 
     app.jinja_env.filters["marked"] = marked
     app.jinja_env.filters["card_html"] = card_html
-    for module in (routes_signals, routes_notes, routes_dream, routes_sessions):
+    for module in (routes_signals, routes_notes, routes_dream, routes_sessions, routes_memories):
         module.register(app)
     return app
 

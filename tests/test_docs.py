@@ -67,3 +67,18 @@ def test_mkdocs_builds_strict(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "site" / "commands" / "index.html").is_file()
+
+
+def test_every_doctor_check_is_documented(repo: Path) -> None:
+    """The checks a fresh workspace's doctor prints are each a row of docs/doctor.md."""
+    import json
+
+    from tests.conftest import run_cli
+
+    run_cli(["init"], cwd=repo)
+    checks = json.loads(run_cli(["doctor", "--json", "--no-probe"], cwd=repo).stdout)["checks"]
+    page = (DOCS / "doctor.md").read_text(encoding="utf-8")
+    first_cells = [line.split("|")[1] for line in page.splitlines() if line.startswith("| `")]
+    documented = {name for cell in first_cells for name in re.findall(r"`([^`]+)`", cell)}
+    missing = [c["check"] for c in checks if c["check"] not in documented]
+    assert missing == []

@@ -44,7 +44,8 @@ def check_index(ctx: Context) -> list[Check]:
 
     path = ctx.cfg.index_path
     if not path.exists():
-        return [Check("transcript index", RED, f"{path} does not exist yet", "git hippo ingest")]
+        # Nothing is wrong on a machine that has not ingested yet (right after install): say what to run.
+        return [Check("transcript index", NA, f"{path} does not exist yet", "git hippo ingest")]
     try:
         conn = connect(path, readonly=True)
     except Exception as exc:

@@ -16,6 +16,9 @@ from typing import NamedTuple
 
 from hippo_git.config import Config
 from hippo_git.errors import HippoError
+
+# The stopwords of `search` over turns: `index/query.py` is light enough for the agent-hook path.
+from hippo_git.index.query import STOPWORDS
 from hippo_git.memories.record import MEMORIES_FOLDER, Memory, from_front
 from hippo_git.notes import notes_index
 
@@ -106,96 +109,6 @@ def find_by_prefix(conn: sqlite3.Connection, store: Store, prefix: str) -> list[
 # plain BM25 and search's "all words first, then any" at @5 and @10, and equals them at @25/@50.
 COVERAGE_FLOOR = 0.35
 _TERM = re.compile(r"\w+")
-
-
-# The stopwords of `search` over turns (index/search.py), which is not imported here: the
-# agent-hook path (context, prompt) must not load the index's search module.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "after",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "before",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "hers",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "just",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "out",
-        "she",
-        "so",
-        "some",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "too",
-        "up",
-        "us",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
 
 
 def stems(text: str) -> set[str]:

@@ -14,7 +14,7 @@ Either way the run has no confirmed-but-unapplied proposal left, so `doctor` tur
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -22,7 +22,7 @@ from hippo_git.config import Config
 from hippo_git.dream.apply import applied_proposals, apply_run, confirm
 from hippo_git.dream.packs import Pass, find_pack
 from hippo_git.dream.proposals import ProposalBranch, ProposalCommit, list_runs, run_commits
-from hippo_git.dream.receipts import write_receipt
+from hippo_git.dream.receipts import ReceiptBook, write_receipt
 from hippo_git.dream.records import Reviewer
 from hippo_git.dream.review import committed_proposal, note_before, review, reviewer_record
 from hippo_git.dream.runner import Model, default_model_command, make_model
@@ -55,14 +55,24 @@ class SettleResult:
         return asdict(self)
 
 
-def stale_commits(cfg: Config, store: GitStore, run_id: str) -> list[ProposalCommit]:
-    """The run's confirmed, unapplied proposals whose note changed on the target since."""
+def stale_commits(
+    cfg: Config,
+    store: GitStore,
+    run_id: str,
+    *,
+    applied: set[str] | None = None,
+    book_for: Callable[[list[str]], ReceiptBook] | None = None,
+) -> list[ProposalCommit]:
+    """The run's confirmed, unapplied proposals whose note changed on the target since. `applied`
+    (proposal ids the target holds) and `book_for(ids)` (their receipts) spare a caller that looks at
+    many runs (doctor) a walk of the target and a read of every receipt per run."""
     tip = store.ref_target(f"refs/heads/{cfg.target_branch}")
     if tip is None:
         return []
-    done = applied_proposals(store, tip, run_id)
+    done = applied if applied is not None else applied_proposals(store, tip, run_id)
     pending = [pc for pc in run_commits(store, run_id) if pc.proposal_id not in done]
-    gate = confirm(cfg.root, cfg.target_branch, [pc.commit for pc in pending], store=store)
+    book = book_for([pc.proposal_id for pc in pending]) if book_for is not None else None
+    gate = confirm(cfg.root, cfg.target_branch, [pc.commit for pc in pending], store=store, book=book)
     stale = {r.commit for r in gate.refused if r.stale}
     return [pc for pc in pending if pc.commit in stale]
 

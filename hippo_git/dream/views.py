@@ -244,7 +244,15 @@ def proposal_branch_health(repo_root: Path, cfg: Config) -> list[BranchProblem]:
                 )
             )
         waiting = statuses.count("confirmed")
-        stale = len(stale_commits(cfg, store, run)) if waiting else 0
+        stale = (
+            len(
+                stale_commits(
+                    cfg, store, run, applied=applied, book_for=lambda ids: index.book(proposals=ids)
+                )
+            )
+            if waiting
+            else 0
+        )
         if stale:  # `apply` can only report these: settling them is what clears the run
             problems.append(
                 BranchProblem(

@@ -38,16 +38,18 @@ def test_every_config_names_a_module_and_tests_that_exist() -> None:
     assert modules == INVARIANT_MODULES
 
 
-def test_the_report_counts_are_read() -> None:
+def test_mutants_in_type_annotations_are_found_and_nothing_else() -> None:
     loader = importlib.machinery.SourceFileLoader("mutation_run", str(REPO_ROOT / ".ci" / "mutation-run"))
     spec = importlib.util.spec_from_loader("mutation_run", loader)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["mutation_run"] = module
     loader.exec_module(module)
-    report = "x\ntotal jobs: 36\ncomplete: 36 (100.00%)\nsurviving mutants: 3 (8.33%)\n"
-    assert (module._count(report, "total jobs"), module._count(report, "complete")) == (36, 36)
-    assert module._count(report, "surviving mutants") == 3
+    source = "def f(a: int | None, *, b: str = 'x') -> str | None:\n    y: int = 1\n    return a | 2\n"
+    spans = module.annotation_spans(source)
+    assert sorted(spans) == [((1, 9), (1, 19)), ((1, 27), (1, 30)), ((1, 41), (1, 51)), ((2, 7), (2, 10))]
+    inside = lambda pos: any(lo <= pos < hi for lo, hi in spans)  # noqa: E731
+    assert inside((1, 13)) and inside((1, 45)) and not inside((3, 13))  # `a | 2` is code, mutated
 
 
 def test_ci_runs_mutation_testing_on_a_schedule_not_on_push() -> None:

@@ -231,22 +231,9 @@ def _build(cfg: Config, harness: str, context: Any, deadline: float) -> Any:
 
 def spawn_notes_index(home: Path, root: Path) -> None:
     """Finish building the notes index in a detached process; return without waiting."""
-    import subprocess
-    import sys
+    from hippo_git.agents.detached import spawn_hook
 
-    logs = home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    with (logs / "notes-index-background.log").open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "hippo_git", "hook", NOTES_INDEX_EVENT],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=out,
-            start_new_session=True,
-            close_fds=True,
-        )
-    proc.returncode = 0  # detached on purpose: no ResourceWarning about a child left running
+    spawn_hook(home, root, NOTES_INDEX_EVENT, "notes-index-background.log")
 
 
 def _finish_notes_index(home: Path, cwd: Path, env: Mapping[str, str]) -> None:

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from hippo_git.agents import state as agent_state
+from hippo_git.agents.detached import spawn_hook
 from hippo_git.agents.spec import INGEST_EVENT, SPECS
 
 LOCK_WAIT_SECONDS = 60.0
@@ -32,25 +31,8 @@ def spawn_ingest(home: Path, root: Path, sessions: list[agent_state.SessionState
     ]
     if not items:
         return
-    logs = home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    with (logs / "ingest-background.log").open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "hippo_git", "hook", INGEST_EVENT],
-            cwd=root,
-            stdin=subprocess.PIPE,
-            stdout=out,
-            stderr=out,
-            start_new_session=True,
-            close_fds=True,
-        )
-    assert proc.stdin is not None
-    try:
-        # A few hundred bytes: well inside the pipe buffer, so this never blocks on the child.
-        proc.stdin.write(json.dumps({"root": str(root), "items": items}).encode("utf-8"))
-    finally:
-        proc.stdin.close()
-    proc.returncode = 0  # detached on purpose: no ResourceWarning about a child left running
+    payload = json.dumps({"root": str(root), "items": items}).encode("utf-8")
+    spawn_hook(home, root, INGEST_EVENT, "ingest-background.log", payload)
 
 
 def _sources(harness: str, transcript: Path) -> list[Path]:

@@ -27,6 +27,7 @@ from hippo_git.dream.receipts import ReceiptBook, ReceiptEntry
 from hippo_git.dream.records import RECEIPTS_REF, Receipt, parse_receipts, parse_trailers
 from hippo_git.git import scan
 from hippo_git.git.objects import GitStore
+from hippo_git.index.db import migrate
 
 CACHE_FILE = "hippo/team-cache.sqlite"
 BUSY_TIMEOUT_MS = 10_000
@@ -77,21 +78,7 @@ def _connect(path: Path | None) -> sqlite3.Connection:
     if path is not None:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")  # a cache: losing the last write costs a rebuild
-    conn.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY)")
-    done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
-    for name, statements in MIGRATIONS:
-        if name in done:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone() is None:
-                for statement in statements:
-                    conn.execute(statement)
-                conn.execute("INSERT INTO migrations(name) VALUES (?)", (name,))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+    migrate(conn, MIGRATIONS)
     return conn
 
 

@@ -8,6 +8,7 @@ path: it imports only the standard library.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -172,11 +173,16 @@ def applied_migrations(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM migrations")}
 
 
-def migrate(conn: sqlite3.Connection) -> list[str]:
-    """Apply the migrations this index lacks, each in its own write transaction; returns their names."""
+Migrations = Sequence[tuple[str, Sequence[str]]]
+
+
+def migrate(conn: sqlite3.Connection, migrations: Migrations = MIGRATIONS) -> list[str]:
+    """Apply the named migrations this database lacks (the index's by default; the other SQLite
+    caches pass their own), each in its own write transaction; returns their names. `conn` must be
+    in autocommit mode (isolation_level None)."""
     conn.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, applied TEXT NOT NULL)")
     done: list[str] = []
-    for name, statements in MIGRATIONS:
+    for name, statements in migrations:
         if name in applied_migrations(conn):
             continue
         conn.execute("BEGIN IMMEDIATE")

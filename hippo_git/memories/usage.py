@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from hippo_git.index.db import migrate
+
 USAGE_FILE = "usage.sqlite"
 RECALL_FACTOR = 1.5  # each recall extends the half-life by this factor
 GOOD_FACTOR = 2.0
@@ -18,20 +20,20 @@ BAD_FACTOR = 0.5
 MAX_FACTOR = 64.0
 MIN_FACTOR = 1 / 16
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (
+MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "0001_usage",
-        """
-        CREATE TABLE usage(
-            id TEXT PRIMARY KEY,
-            recalls INTEGER NOT NULL DEFAULT 0,
-            last_recalled TEXT,
-            good INTEGER NOT NULL DEFAULT 0,
-            bad INTEGER NOT NULL DEFAULT 0,
-            factor REAL NOT NULL DEFAULT 1.0
-        );
-        CREATE TABLE last_recall(id TEXT PRIMARY KEY, at TEXT NOT NULL)
-        """,
+        (
+            """CREATE TABLE usage(
+                id TEXT PRIMARY KEY,
+                recalls INTEGER NOT NULL DEFAULT 0,
+                last_recalled TEXT,
+                good INTEGER NOT NULL DEFAULT 0,
+                bad INTEGER NOT NULL DEFAULT 0,
+                factor REAL NOT NULL DEFAULT 1.0
+            )""",
+            "CREATE TABLE last_recall(id TEXT PRIMARY KEY, at TEXT NOT NULL)",
+        ),
     ),
 )
 
@@ -57,22 +59,7 @@ def connect(home: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA busy_timeout = 10000")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
-    for name, sql in MIGRATIONS:
-        if name in done:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone() is None:
-                for statement in sql.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+    migrate(conn, MIGRATIONS)
     return conn
 
 

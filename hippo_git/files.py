@@ -90,6 +90,17 @@ class FileLock:
         self.release()
 
 
+def pid_alive(pid: int) -> bool:
+    """True when a process with this id exists (one we may not signal counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def lock_holder(path: Path) -> str | None:
     """What the holder wrote in a lock file ("pid N on HOST"), or None."""
     try:

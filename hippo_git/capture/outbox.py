@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hippo_git.files import FileLock, write_json_atomic
+from hippo_git.files import FileLock, pid_alive, write_json_atomic
 
 FOLDER = "outbox"
 RESERVE = ".reserve"
@@ -52,7 +52,7 @@ class Item:
 
     def in_flight(self) -> bool:
         """Written ahead by a process that is still running (its write may yet commit)."""
-        return self.attempts == 0 and self.pid != os.getpid() and _alive(self.pid)
+        return self.attempts == 0 and self.pid != os.getpid() and pid_alive(self.pid)
 
 
 @dataclass
@@ -64,16 +64,6 @@ class ReplayResult:
 
     def as_dict(self) -> dict[str, Any]:
         return {"replayed": self.done, "failed": self.failed, "error": self.error, "skipped": self.skipped}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def ensure_reserve(home: Path) -> None:

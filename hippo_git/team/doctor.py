@@ -16,7 +16,7 @@ from pathlib import Path
 from hippo_git.config import Config, load_config
 from hippo_git.dream.records import RECEIPTS_REF
 from hippo_git.errors import HippoError
-from hippo_git.files import lock_state
+from hippo_git.files import lock_state, pid_alive
 from hippo_git.git import hookfiles
 from hippo_git.git.repo import RepoInfo, config_get, config_get_all, discover, remotes, run_git
 from hippo_git.git.staged import index_paths
@@ -254,16 +254,6 @@ def check_workspace_files(ctx: Context) -> list[Check]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def check_locks(ctx: Context) -> list[Check]:
     """A lock file alone is harmless (flock dies with its holder); one held by a pid that no longer
     runs here means another machine or container shares these files, or a process is wedged."""
@@ -274,7 +264,7 @@ def check_locks(ctx: Context) -> list[Check]:
     held, stale = [], []
     for lock in candidates:
         is_held, pid = lock_state(lock)
-        if is_held and pid is not None and not _alive(pid):
+        if is_held and pid is not None and not pid_alive(pid):
             stale.append(f"{lock} (pid {pid} is not running here)")
         elif is_held:
             held.append(f"{lock.name} by pid {pid}")

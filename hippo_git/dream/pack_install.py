@@ -17,7 +17,15 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from hippo_git.config import Config
-from hippo_git.dream.pack_files import ORIGIN, PackLayoutError, changed_paths, content_hash, diff, read_folder
+from hippo_git.dream.pack_files import (
+    ORIGIN,
+    PackLayoutError,
+    changed_paths,
+    content_hash,
+    diff,
+    read_folder,
+    write_folder,
+)
 from hippo_git.dream.pack_review import PackReceipt, review_pack
 from hippo_git.dream.pack_source import Fetched, fetch
 from hippo_git.dream.packs import list_packs, load_pack, shipped_root, workspace_root
@@ -98,9 +106,7 @@ def _check_loads(fetched: Fetched) -> None:
     """The pack must load as hippo reads packs (schema, files it names) before any model reads it."""
     with tempfile.TemporaryDirectory(prefix="hippo-pack-check-") as tmp:
         folder = Path(tmp) / fetched.name
-        for rel, data in fetched.files.items():
-            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            (folder / rel).write_bytes(data)
+        write_folder(folder, fetched.files)
         load_pack(folder, "workspace")
 
 

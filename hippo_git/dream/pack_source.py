@@ -6,7 +6,6 @@ file of a source is ever run or imported.
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 import tomllib
@@ -14,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from hippo_git.dream.pack_files import PackLayoutError, read_folder
-from hippo_git.dream.packs import shipped_root
+from hippo_git.dream.packs import NAME_RE, shipped_root
 from hippo_git.errors import UsageError
 from hippo_git.git.fetch_source import fetch_checkout
 
 SHIPPED = "shipped:"  # a pack that ships inside hippo_git: updated when hippo_git is
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
 @dataclass(frozen=True)
@@ -34,7 +32,7 @@ class Fetched:
 
 def looks_like_name(source: str) -> bool:
     """A bare pack name (resolved through the registry) rather than a folder or URL."""
-    return bool(_NAME.match(source)) and not Path(source).exists()
+    return bool(NAME_RE.match(source)) and not Path(source).exists()
 
 
 def _checked_subdir(subdir: str) -> str:
@@ -49,7 +47,7 @@ def pack_name(files: dict[str, bytes], where: str) -> str:
         name = tomllib.loads(files["pack.toml"].decode("utf-8")).get("name")
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise PackLayoutError(f"{where}/pack.toml: {exc}", hint="fix the pack's TOML") from None
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not NAME_RE.match(name):
         raise PackLayoutError(
             f"{where}/pack.toml: key 'name' must be lower-case letters, digits, '-' or '_'",
             hint="fix the pack",
@@ -64,7 +62,7 @@ def fetch(source: str, ref: str | None = None, subdir: str = "") -> Fetched:
     if source.startswith(SHIPPED):
         name = source.removeprefix(SHIPPED)
         folder = shipped_root() / name
-        if not _NAME.match(name) or not (folder / "pack.toml").is_file():
+        if not NAME_RE.match(name) or not (folder / "pack.toml").is_file():
             raise UsageError(f"hippo_git ships no pack named {name!r}", hint="see `git hippo packs list`")
         files = read_folder(folder)
         return Fetched(pack_name(files, source), files, source, None, "", None)

@@ -24,7 +24,7 @@ from hippo_git.errors import HippoError, UsageError
 PACK_FORMAT = 1
 CORE = "core"
 DEFAULT_PERSONA = "reviewer.md"  # the shipped core persona that reviews passes of other packs
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _FILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\.md$")
 READS = ("sessions", "notes", "turns", "human_confirmed")
 TURN_KINDS = ("prompt", "answer", "tool_call", "tool_output", "summary", "error", "system")
@@ -49,7 +49,7 @@ class PackManifest(BaseModel):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
+        if not NAME_RE.match(value):
             raise ValueError("must be lower-case letters, digits, '-' or '_' (at most 64)")
         return value
 
@@ -57,7 +57,7 @@ class PackManifest(BaseModel):
     @classmethod
     def _passes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for name in value:
-            if not _NAME.match(name):
+            if not NAME_RE.match(name):
                 raise ValueError(f"pass name {name!r} must be lower-case letters, digits, '-' or '_'")
         if len(set(value)) != len(value):
             raise ValueError("a pass is listed twice")
@@ -258,7 +258,7 @@ def pack_dirs(hippo_dir: Path) -> dict[str, tuple[Path, str]]:
         if not root.is_dir():
             continue
         for child in sorted(root.iterdir()):
-            if child.is_dir() and (child / "pack.toml").is_file() and _NAME.match(child.name):
+            if child.is_dir() and (child / "pack.toml").is_file() and NAME_RE.match(child.name):
                 found[child.name] = (child, source)
     return found
 

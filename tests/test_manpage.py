@@ -46,3 +46,29 @@ def test_git_hippo_help_shows_the_manual(tmp_path: Path, repo: Path) -> None:
     proc = subprocess.run(["git", "hippo", "--help"], cwd=repo, env=env, capture_output=True, text=True)
     assert "No manual entry" not in proc.stderr
     assert "git-hippo - a memory for AI coding agents" in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("man") is None, reason="needs man")
+def test_editable_install_places_the_page_before_any_command_ran(tmp_path: Path, repo: Path) -> None:
+    """`pip install -e .` (the README's setup), then `git hippo --help` as the very first command."""
+    root = Path(__file__).resolve().parent.parent
+    prefix = tmp_path / "venv"  # a fresh one: pip would uninstall the running venv's own editable install
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(prefix)], check=True)
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        str(prefix / "bin" / "python"),
+        "install",
+        "-q",
+        "--no-deps",
+    ]
+    install = subprocess.run([*pip, "-e", str(root)], capture_output=True, text=True, timeout=600)
+    assert install.returncode == 0, install.stderr
+    assert (prefix / "share/man/man1/git-hippo.1").is_file()
+    env = {**os.environ, "PATH": f"{prefix / 'bin'}{os.pathsep}{os.environ['PATH']}", "MANPAGER": "cat"}
+    env.pop("MANPATH", None)
+    proc = subprocess.run(["git", "hippo", "--help"], cwd=repo, env=env, capture_output=True, text=True)
+    assert "No manual entry" not in proc.stderr
+    assert "git-hippo - a memory for AI coding agents" in proc.stdout

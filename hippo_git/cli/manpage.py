@@ -1,9 +1,10 @@
 """Make `git hippo --help` find the man page when the install did not place it (editable installs).
 
 git turns `git hippo --help` into `man git-hippo`, and man looks in `<dir>/../share/man` for each
-`<dir>` on PATH. A wheel install puts the page there (pyproject's data-files); an editable install
-does not, so the first run of any command links the source tree's page into place beside the
-`git-hippo` that PATH finds. Best effort: a read-only prefix is left alone.
+`<dir>` on PATH. Installs put the page there (pyproject's data-files; setup.py makes setuptools'
+editable wheel carry it too). For an install that still lacks it, the first run of any command
+links the source tree's page into place beside the `git-hippo` that PATH finds. Best effort: a
+read-only prefix is left alone.
 """
 
 from __future__ import annotations

@@ -173,3 +173,22 @@ def test_console_script_is_a_git_subcommand(repo: Path) -> None:
     env = dict(os.environ, PATH=f"{Path(found).parent}{os.pathsep}{os.environ['PATH']}")
     proc = subprocess.run(["git", "hippo", "--version"], cwd=repo, capture_output=True, text=True, env=env)
     assert proc.returncode == 0 and proc.stdout.startswith("git hippo ")
+
+
+def test_init_registers_the_workspace_for_watch_and_schedule(repo: Path, tmp_path: Path) -> None:
+    from hippo_git.capture.plan import build_plan
+    from hippo_git.capture.workspaces import registered
+    from hippo_git.config import hippo_home
+
+    home = hippo_home()
+    assert registered(home) == []
+    first = run_cli(["init"], cwd=repo)
+    assert first.returncode == 0, first.stderr
+    assert f"registered {repo}" in first.stderr
+    again = run_cli(["init", "--json"], cwd=repo)
+    assert json.loads(again.stdout)["registered"] is False  # idempotent: once in the registry
+    other = make_repo(tmp_path / "other")
+    assert init_workspace(other).registered is True
+    assert registered(home) == [repo, other]
+    plan = build_plan(registered(home))  # what `watch` watches and `schedule` runs over
+    assert {str(repo / "notes"), str(other / "notes")} <= {p.path for p in plan.places}

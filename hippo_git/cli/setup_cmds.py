@@ -29,6 +29,8 @@ def init_cmd(notes_dir: str, no_hooks: bool, as_json: bool) -> None:
         say(f"hook     {change.hook}: {change.action} ({change.path})")
     for line in result.config:
         say(f"config   {line}")
+    if result.registered:
+        say(f"registered {result.workdir} for `git hippo watch` and `git hippo schedule`")
     if not result.to_commit:
         say("hippo is set up; its files are committed already.")
         return

@@ -64,6 +64,7 @@ class InitResult:
     config: list[str] = field(default_factory=list)  # "key = value" lines that were set
     to_commit: list[str] = field(default_factory=list)  # hippo's files that are not committed as they are
     notes_indexed: int | None = None  # notes in the index built at init (None: not built)
+    registered: bool = False  # newly registered for `watch` and the nightly `schedule`
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -74,6 +75,7 @@ class InitResult:
             "config": self.config,
             "to_commit": self.to_commit,
             "notes_indexed": self.notes_indexed,
+            "registered": self.registered,
         }
 
 
@@ -132,7 +134,16 @@ def init_workspace(start: Path, *, notes_dir: str = "notes", install_hooks: bool
             result.hooks = hookfiles.install_hooks(info)
     result.config = configure_receipts(root)
     result.notes_indexed = _build_notes_index(root)
+    result.registered = _register(root)
     return result
+
+
+def _register(root: Path) -> bool:
+    """Register the workspace for the watcher and the nightly job, which serve each registered one."""
+    from hippo_git.capture.workspaces import register
+    from hippo_git.config import hippo_home
+
+    return register(hippo_home(), root)
 
 
 def _build_notes_index(root: Path) -> int | None:

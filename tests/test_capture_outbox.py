@@ -224,3 +224,39 @@ def test_writes_refused_by_the_kernel_wait_in_the_outbox_and_replay_once(tmp_pat
     conversation = [(t[0], t[1]) for t in got if t[2] != "episode"]
     assert len(conversation) == 24 == len(set(conversation))
     assert [t[2] for t in got].count("episode") == 1
+
+
+def test_a_plain_ingest_replays_the_outbox_first(tmp_path: Path, repo: Path) -> None:
+    """What only a replay can write (a transcript outside the configured roots, an episode's text)
+    is in the index after `git hippo ingest`, and every turn once."""
+    from tests.conftest import run_cli
+
+    home = Path(os.environ["HIPPO_HOME"])
+    claude = tmp_path / "claude"
+    capture_config(home, claude)
+    write_jsonl(claude / "proj" / "here.jsonl", claude_lines("here", "/work/x", _exchanges(0, 2)))
+    assert run_cli(["ingest"], cwd=repo).returncode == 0  # the session an episode attaches to
+    away = write_jsonl(tmp_path / "away" / "gone.jsonl", claude_lines("away", "/work/x", _exchanges(2, 4)))
+    failed = "LockedError: another ingest holds the index"
+    outbox.put(
+        home,
+        steps.INGEST,
+        {"workspace": str(repo), "harness": "claude-code", "path": str(away)},
+        error=failed,
+        attempts=1,
+    )
+    episode = {"workspace": str(repo), "session_id": "here", "text": "Decided: keep the cache", "ts": ""}
+    outbox.put(home, steps.EPISODE, episode, error=failed, attempts=1)
+
+    proc = run_cli(["ingest", "--json"], cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["outbox"]["replayed"]) == 2
+    assert "replayed 2 waiting write(s)" in proc.stderr
+    assert outbox.waiting(home) == []
+    for _ in range(2):  # and a second run changes nothing
+        got = turns(load_config(repo).index_path)
+        assert sorted({t[0] for t in got}) == ["away", "here"]
+        assert len([t for t in got if t[2] != "episode"]) == 8
+        assert len(got) == 9 == len({(t[0], t[1]) for t in got})
+        assert [t[3] for t in got if t[2] == "episode"] == ["Decided: keep the cache"]
+        assert run_cli(["ingest"], cwd=repo).returncode == 0

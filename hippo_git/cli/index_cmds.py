@@ -70,17 +70,26 @@ class _Bar:
 )
 @json_option
 def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | None, as_json: bool) -> None:
-    """Index new and changed agent transcripts (redacted) into $HIPPO_HOME/index.sqlite."""
+    """Index new and changed agent transcripts (redacted) into $HIPPO_HOME/index.sqlite.
+
+    Writes waiting in the outbox ($HIPPO_HOME/outbox/) are replayed first, in order.
+    """
+    from hippo_git.capture.steps import replay
     from hippo_git.signals.refresh import ingest
 
     cfg = load_config()
+    replayed = replay(cfg.home)
     bar = _Bar()
     try:
         summary = ingest(cfg, full=full, root=root, harness=harness, progress=bar, workers=jobs)
     finally:
         bar.close()
     if as_json:
-        emit_json(summary.as_dict())
+        emit_json({**summary.as_dict(), "outbox": replayed.as_dict()})
+    if replayed.done:
+        say(f"replayed {len(replayed.done)} waiting write(s) from the outbox first")
+    if replayed.failed:
+        say(f"outbox: {replayed.failed} failed again ({replayed.error}); it waits for the next run")
     for line in _summary_lines(cfg, summary.as_dict()):
         say(line)
 

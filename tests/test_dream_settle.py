@@ -70,3 +70,50 @@ def test_apply_of_a_stale_run_says_how_to_settle_it(tmp_path: Path, hippo: Any) 
     root, _ = _stale_run(tmp_path)
     out = hippo(["apply", "r1"], cwd=root)
     assert out.exit_code == 0 and "1 stale" in out.output and "git hippo settle r1" in out.output
+
+
+def test_a_change_built_on_a_rejected_one_is_settled_and_doctor_turns_green(
+    tmp_path: Path, hippo: Any
+) -> None:
+    """A run's later changes to a note build on its earlier ones; once a reviewer rejects an earlier
+    one, the later confirmed ones can never apply as made. apply says why, doctor points at settle,
+    and settle re-proposes what still fits and discards what does not, each with a receipt."""
+    root = notes_repo(tmp_path / "repo")
+    (root / ".hippo").mkdir()
+    (root / ".hippo/hippo.toml").write_text('notes_dir = "notes"\ntarget_branch = "main"\n')
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "hippo")
+    lint = "- `make lint` runs ruff."
+    rejected, fmt, mypy = propose(
+        root,
+        "r1",
+        [
+            prop("notes/build.md", lint, turn=1),
+            prop("notes/build.md", "- `make fmt` formats.", turn=2),
+            prop("notes/build.md", "- `make lint` runs ruff and mypy.", op="replace", old=lint, turn=3),
+        ],
+    )
+    review(root, [rejected, fmt, mypy], ["reject", "confirm", "confirm"])
+    main = git(root, "rev-parse", "main")
+    out = hippo(["apply", "r1"], cwd=root)
+    assert out.exit_code == 0, out.output
+    assert out.output.count(f"builds on proposal {rejected.proposal_id[:12]}, which did not land") == 1
+    assert f"builds on proposal {fmt.proposal_id[:12]}" in out.output  # and so on down the chain
+    assert "2 stale" in out.output and git(root, "rev-parse", "main") == main
+    cfg = load_config(root)
+    (problem,) = proposal_branch_health(root, cfg)
+    assert "2 confirmed proposal(s) went stale" in problem.saw and "never applied" not in problem.saw
+    assert problem.fix.startswith("git hippo settle r1")
+
+    result = settle(cfg, "r1", env={}, model=CONFIRM)
+    outcomes = {item.proposal: item for item in result.items}
+    assert outcomes[fmt.proposal_id].outcome == "re-proposed" and outcomes[fmt.proposal_id].applied
+    assert outcomes[mypy.proposal_id].outcome == "discarded"  # the text it replaced never landed
+    text = (root / "notes/build.md").read_text()
+    assert text.endswith("- `make fmt` formats.\n") and "make lint" not in text
+    for pc in (fmt, mypy):
+        assert any(
+            r.verdict == "reject" and r.reviewer.persona == "human"
+            for r in receipts_for(root, commit=pc.commit)
+        )
+    assert proposal_branch_health(root, cfg) == []

@@ -73,7 +73,10 @@ class Refusal:
     commit: str
     path: str
     reason: str
-    stale: bool = False  # the note changed on the target since the proposal was made
+    stale: bool = (
+        False  # it cannot land as made: its note changed, or it builds on a change that did not land
+    )
+    builds_on: str | None = None  # the proposal id of that change, when it is one in the same batch
 
 
 @dataclass(frozen=True)
@@ -124,14 +127,35 @@ def _target_tip(store: GitStore, target_branch: str) -> str:
 
 
 def _check(
-    store: GitStore, book: ReceiptBook, sha: str, landing: Callable[[str], str]
+    store: GitStore,
+    book: ReceiptBook,
+    sha: str,
+    landing: Callable[[str], str],
+    unlanded: dict[tuple[str, str], str] | None = None,
 ) -> ConfirmedChange | Refusal:
-    """The gate for one commit; `landing(path)` is the note's blob where the change would land."""
+    """The gate for one commit; `landing(path)` is the note's blob where the change would land.
+    `unlanded` maps (path, blob) to the proposal whose refused change made that blob; a refusal here
+    adds to it, so a later change built on a refused one is told apart from a note edited since."""
     pc = proposal_commit(store, sha)
     trailers = parse_trailers(store.commit_info(sha).message)
     if pc is None or trailers is None:
         return Refusal("", sha, "", "not a proposal commit that changes exactly one note")
-    if trailers.before != pc.before:
+    outcome = _check_proposal(store, book, pc, trailers.before, landing, unlanded or {})
+    if isinstance(outcome, Refusal) and unlanded is not None:
+        unlanded[(pc.path, pc.after)] = pc.proposal_id
+    return outcome
+
+
+def _check_proposal(
+    store: GitStore,
+    book: ReceiptBook,
+    pc: ProposalCommit,
+    trailer_before: str,
+    landing: Callable[[str], str],
+    unlanded: dict[tuple[str, str], str],
+) -> ConfirmedChange | Refusal:
+    sha = pc.commit
+    if trailer_before != pc.before:
         return Refusal(pc.proposal_id, sha, pc.path, "its Hippo-Before trailer does not match its parent")
     about_proposal = book.for_proposal(pc.proposal_id)
     if any(r.kind == "revert" for r in about_proposal):
@@ -151,6 +175,10 @@ def _check(
             pc.proposal_id, sha, pc.path, "the receipt's path, blobs or patch-id do not match the commit"
         )
     if matching[0].before != landing(pc.path):
+        under = unlanded.get((pc.path, matching[0].before))
+        if under is not None:
+            reason = f"it builds on proposal {under[:12]}, which did not land"
+            return Refusal(pc.proposal_id, sha, pc.path, reason, stale=True, builds_on=under)
         return Refusal(
             pc.proposal_id, sha, pc.path, f"{pc.path} changed on the target since the proposal", stale=True
         )
@@ -179,12 +207,13 @@ def confirm(
     current: dict[str, str] = {}
     confirmed: list[ConfirmedChange] = []
     refused: list[Refusal] = []
+    unlanded: dict[tuple[str, str], str] = {}
 
     def landing(path: str) -> str:
         return current[path] if path in current else store.blob_at(tip, path)
 
     for sha in commits:
-        outcome = _check(store, book, sha, landing)
+        outcome = _check(store, book, sha, landing, unlanded)
         if isinstance(outcome, ConfirmedChange):
             current[outcome.path] = outcome.after
             confirmed.append(outcome)

@@ -1,5 +1,6 @@
 """`git hippo settle RUN`: confirmed proposals that went stale (their note changed on the target
-since they were made, so `apply` can only report them) are settled, each with a receipt.
+since they were made, or they build on a change of the same run that did not land, say one a
+reviewer rejected; either way `apply` can only report them) are settled, each with a receipt.
 
 - re-propose (the default): the same change is committed again onto the note as it is now, on a new
   proposals branch `hippo/proposals/<run>-settled-<n>`, reviewed by the model like any proposal,
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hippo_git.config import Config
-from hippo_git.dream.apply import applied_proposals, apply_run, confirm
+from hippo_git.dream.apply import Refusal, applied_proposals, apply_run, confirm
 from hippo_git.dream.packs import Pass, find_pack
 from hippo_git.dream.proposals import ProposalBranch, ProposalCommit, list_runs, run_commits
 from hippo_git.dream.receipts import ReceiptBook, write_receipt
@@ -62,8 +63,8 @@ def stale_commits(
     *,
     applied: set[str] | None = None,
     book_for: Callable[[list[str]], ReceiptBook] | None = None,
-) -> list[ProposalCommit]:
-    """The run's confirmed, unapplied proposals whose note changed on the target since. `applied`
+) -> list[tuple[ProposalCommit, Refusal]]:
+    """The run's confirmed, unapplied proposals that cannot land as made, with why. `applied`
     (proposal ids the target holds) and `book_for(ids)` (their receipts) spare a caller that looks at
     many runs (doctor) a walk of the target and a read of every receipt per run."""
     tip = store.ref_target(f"refs/heads/{cfg.target_branch}")
@@ -73,8 +74,8 @@ def stale_commits(
     pending = [pc for pc in run_commits(store, run_id) if pc.proposal_id not in done]
     book = book_for([pc.proposal_id for pc in pending]) if book_for is not None else None
     gate = confirm(cfg.root, cfg.target_branch, [pc.commit for pc in pending], store=store, book=book)
-    stale = {r.commit for r in gate.refused if r.stale}
-    return [pc for pc in pending if pc.commit in stale]
+    stale = {r.commit: r for r in gate.refused if r.stale}
+    return [(pc, stale[pc.commit]) for pc in pending if pc.commit in stale]
 
 
 def _settled_run(store: GitStore, run_id: str) -> str:
@@ -109,8 +110,8 @@ def settle(
     if not stale:
         return result
     if discard:
-        for pc in stale:
-            reason = "stale: its note changed on the target since; discarded"
+        for pc, why in stale:
+            reason = f"stale ({_why(why)}); discarded"
             write_receipt(cfg.root, pc.receipt("reject", SETTLER, reason=reason), store=store)
             result.items.append(Settled(pc.proposal_id, pc.commit, pc.path, "discarded", reason))
         return result
@@ -131,7 +132,7 @@ def settle(
 def _repropose(
     cfg: Config,
     store: GitStore,
-    stale: list[ProposalCommit],
+    stale: list[tuple[ProposalCommit, Refusal]],
     result: SettleResult,
     conn: sqlite3.Connection | None,
     env: Mapping[str, str],
@@ -145,7 +146,7 @@ def _repropose(
         cfg.root, new_run, base=store.ref_target(f"refs/heads/{cfg.target_branch}"), store=store
     )
     reviewed = []
-    for pc in stale:
+    for pc, _ in stale:
         found = committed_proposal(store, pc, conn)
         try:
             if found is None:
@@ -175,6 +176,10 @@ def _repropose(
         landed = {a.replayed_from or a.commit for a in applied.applied}
         for item in reviewed:
             item.applied = item.commit in landed
+
+
+def _why(refusal: Refusal) -> str:
+    return refusal.reason if refusal.builds_on else "its note changed on the target since"
 
 
 def settle_hint(run_id: str) -> str:

@@ -257,7 +257,8 @@ def proposal_branch_health(repo_root: Path, cfg: Config) -> list[BranchProblem]:
             problems.append(
                 BranchProblem(
                     f"hippo/proposals/{run}: {stale} confirmed proposal(s) went stale "
-                    f"(their note changed on {cfg.target_branch} since)",
+                    f"(their note changed on {cfg.target_branch} since, or they build on a change "
+                    "that did not land)",
                     settle_hint(run),
                 )
             )

@@ -132,8 +132,8 @@ SCHEMA: tuple[Key, ...] = (
         "capture.markdown_dirs",
         list,
         [],
-        "extra Markdown folders the watcher follows besides notes_dir (a change refreshes the notes "
-        "index), relative to the repository root",
+        "extra Markdown folders, relative to the repository root: watched like notes_dir and found by "
+        "`git hippo search` (they are not notes: never linted, linked or dreamt over)",
     ),
     Key("capture.turns", int, 5, "an agent session is captured after this many user turns"),
     Key("capture.minutes", int, 20, "... or after this many minutes (and always at compaction and its end)"),

@@ -58,12 +58,15 @@ def ingest_workspace(cfg: Config, *, timeout_s: float | None = None) -> IngestSu
 
 
 def refresh_notes(cfg: Config) -> int:
-    """Re-read the workspace's changed notes into its notes index; the number of notes read again."""
+    """Re-read the workspace's changed notes into its notes index, and its changed files of
+    `capture.markdown_dirs` into theirs; the number of files read again or dropped."""
+    from hippo_git.capture import markdown
     from hippo_git.notes.notes_index import refresh_notes_index
 
     with outbox.write_ahead(cfg.home, NOTES, {"workspace": str(cfg.root)}):
         result = refresh_notes_index(cfg)
-    return len(result.updated) + len(result.removed)
+        docs = markdown.refresh(cfg)
+    return len(result.updated) + len(result.removed) + len(docs.updated) + len(docs.removed)
 
 
 def _gone(data: dict[str, Any]) -> bool:
@@ -88,10 +91,13 @@ def _replay_scan(data: dict[str, Any]) -> None:
 
 
 def _replay_notes(data: dict[str, Any]) -> None:
+    from hippo_git.capture import markdown
     from hippo_git.notes.notes_index import refresh_notes_index
 
     if not _gone(data):
-        refresh_notes_index(load_config(Path(data["workspace"])))
+        cfg = load_config(Path(data["workspace"]))
+        refresh_notes_index(cfg)
+        markdown.refresh(cfg)
 
 
 def _replay_episode(data: dict[str, Any]) -> None:

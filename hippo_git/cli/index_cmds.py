@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,6 +13,9 @@ from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, tab
 from hippo_git.config import Config, hippo_home, load_config
 from hippo_git.errors import NotARepoError
 from hippo_git.transcripts.registry import harness_names
+
+if TYPE_CHECKING:
+    from hippo_git.capture.markdown import DocumentHit
 
 _HARNESS = click.Choice(harness_names())
 _ANSI_MARKS = ("\x1b[1;33m", "\x1b[0m")
@@ -74,6 +78,7 @@ def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | N
 
     Writes waiting in the outbox ($HIPPO_HOME/outbox/) are replayed first, in order.
     """
+    from hippo_git.capture import markdown
     from hippo_git.capture.steps import replay
     from hippo_git.signals.refresh import ingest
 
@@ -84,14 +89,17 @@ def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | N
         summary = ingest(cfg, full=full, root=root, harness=harness, progress=bar, workers=jobs)
     finally:
         bar.close()
+    docs = markdown.refresh(cfg)
     if as_json:
-        emit_json({**summary.as_dict(), "outbox": replayed.as_dict()})
+        emit_json({**summary.as_dict(), "outbox": replayed.as_dict(), "markdown": asdict(docs)})
     if replayed.done:
         say(f"replayed {len(replayed.done)} waiting write(s) from the outbox first")
     if replayed.failed:
         say(f"outbox: {replayed.failed} failed again ({replayed.error}); it waits for the next run")
     for line in _summary_lines(cfg, summary.as_dict()):
         say(line)
+    if docs.updated or docs.removed:
+        say(f"Markdown folders: read {len(docs.updated)} file(s) again, dropped {len(docs.removed)}")
 
 
 def _summary_lines(cfg: Config, s: dict[str, Any]) -> list[str]:
@@ -149,7 +157,8 @@ def search_cmd(
     as_json: bool,
 ) -> None:
     """Search indexed turns (BM25), best first: this repository's sessions, or with --all (or outside
-    a repository) every session on this machine. MCP's search tool has the same default."""
+    a repository) every session on this machine. MCP's search tool has the same default. Inside a
+    repository the files of its `capture.markdown_dirs` are searched too (listed after the turns)."""
     from hippo_git.errors import NotARepoError
     from hippo_git.index.db import connect
     from hippo_git.index.search import MARKS, search
@@ -180,10 +189,11 @@ def search_cmd(
         )
     finally:
         conn.close()
+    docs = _documents(" ".join(query), limit, fts, marks) if not (harness or since or session_id) else []
     if as_json:
-        emit_json([h.as_dict() for h in hits])
+        emit_json([h.as_dict() for h in hits] + [d.as_dict() for d in docs])
         return
-    if not hits:
+    if not hits and not docs:
         say(
             "no matching turns on this machine"
             if everywhere
@@ -195,6 +205,20 @@ def search_cmd(
             f"{h.session_id}#{h.seq}  {h.harness}  {when}  {h.kind}  {h.cwd or ''}  {h.title or ''}".rstrip()
         )
         click.echo("    " + " ".join(h.snippet.split()))
+    for d in docs:
+        click.echo(f"{d.path}  markdown  {d.title}")
+        click.echo("    " + " ".join(d.snippet.split()))
+
+
+def _documents(query: str, limit: int, fts: bool, marks: tuple[str, str]) -> list[DocumentHit]:
+    """This repository's Markdown folders' matches (none outside a repository)."""
+    from hippo_git.capture import markdown
+
+    try:
+        cfg = load_config()
+    except NotARepoError:
+        return []
+    return markdown.search(cfg, query, limit=limit, fts=fts, marks=marks)
 
 
 @click.group("sessions", cls=FullHelpGroup, invoke_without_command=True)

@@ -72,3 +72,15 @@ def test_editable_install_places_the_page_before_any_command_ran(tmp_path: Path,
     proc = subprocess.run(["git", "hippo", "--help"], cwd=repo, env=env, capture_output=True, text=True)
     assert "No manual entry" not in proc.stderr
     assert "git-hippo - a memory for AI coding agents" in proc.stdout
+
+
+def test_a_copy_older_than_the_checkout_page_is_replaced_by_a_link(tmp_path: Path, repo: Path) -> None:
+    """An editable install copies the page once; regenerating it in the checkout must reach `man`."""
+    prefix, env = _prefix(tmp_path)
+    page = prefix / "share/man/man1/git-hippo.1"
+    page.parent.mkdir(parents=True)
+    page.write_text(".TH GIT-HIPPO 1\n.SH NAME\ngit-hippo - an old page\n")
+    os.utime(page, (0, 0))
+    proc = subprocess.run(["git", "hippo", "--version"], cwd=repo, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert page.is_symlink() and page.resolve() == source_page()

@@ -26,16 +26,24 @@ def ensure_man_page(search_path: str | None = None) -> Path | None:
     if exe is None:
         return None
     target = Path(exe).parent.parent / PAGE
-    if target.exists():
-        return target
     source = source_page()
+    if target.exists() and (target.is_symlink() or not _older(target, source)):
+        return target
     if not source.is_file():
         return None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        if target.is_symlink():  # a link left by a moved checkout
+        if target.is_symlink() or target.exists():  # a link left by a moved checkout, or a stale copy
             target.unlink()
         os.symlink(source, target)
     except OSError:
         return None
     return target
+
+
+def _older(copy: Path, source: Path) -> bool:
+    """An editable install copied the page at install time; the checkout's page is newer since."""
+    try:
+        return copy.stat().st_mtime < source.stat().st_mtime
+    except OSError:
+        return False

@@ -117,3 +117,27 @@ def test_a_change_built_on_a_rejected_one_is_settled_and_doctor_turns_green(
             for r in receipts_for(root, commit=pc.commit)
         )
     assert proposal_branch_health(root, cfg) == []
+
+
+def test_a_change_built_on_one_awaiting_review_waits_and_lands_after_it(tmp_path: Path) -> None:
+    """Not stale and not 'never applied': it waits for the review of the change it builds on."""
+    root = notes_repo(tmp_path / "repo")
+    (root / ".hippo").mkdir()
+    (root / ".hippo/hippo.toml").write_text('notes_dir = "notes"\ntarget_branch = "main"\n')
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "hippo")
+    first, second = propose(
+        root,
+        "r1",
+        [prop("notes/build.md", "- `make lint` runs ruff."), prop("notes/build.md", "- `make fmt`.")],
+    )
+    review(root, [second])
+    cfg = load_config(root)
+    result = apply_run(root, cfg, "r1")
+    (held,) = [r for r in result.refused if r.commit == second.commit]
+    assert not result.stale and held.builds_on == first.proposal_id and "awaits its review" in held.reason
+    (problem,) = proposal_branch_health(root, cfg)
+    assert "1 proposal(s) have no receipt here" in problem.saw
+    review(root, [first])
+    assert len(apply_run(root, cfg, "r1").applied) == 2
+    assert proposal_branch_health(root, cfg) == []

@@ -34,6 +34,7 @@ from hippo_git.errors import GitError, HippoError
 from hippo_git.git.objects import GitStore, now_iso
 from hippo_git.git.worktree import advance_branch
 
+UNREVIEWED = "no confirming review receipt names this proposal and commit"
 _TOKEN = object()  # only this module holds it, so only `_check` constructs ConfirmedChange
 
 
@@ -73,10 +74,9 @@ class Refusal:
     commit: str
     path: str
     reason: str
-    stale: bool = (
-        False  # it cannot land as made: its note changed, or it builds on a change that did not land
-    )
-    builds_on: str | None = None  # the proposal id of that change, when it is one in the same batch
+    # It cannot land as made: its note changed, or it builds on a change that did not land.
+    stale: bool = False
+    builds_on: str | None = None  # the proposal id of the change it builds on, when that was refused
 
 
 @dataclass(frozen=True)
@@ -131,18 +131,20 @@ def _check(
     book: ReceiptBook,
     sha: str,
     landing: Callable[[str], str],
-    unlanded: dict[tuple[str, str], str] | None = None,
+    unlanded: dict[tuple[str, str], tuple[str, bool]] | None = None,
 ) -> ConfirmedChange | Refusal:
     """The gate for one commit; `landing(path)` is the note's blob where the change would land.
-    `unlanded` maps (path, blob) to the proposal whose refused change made that blob; a refusal here
-    adds to it, so a later change built on a refused one is told apart from a note edited since."""
+    `unlanded` maps (path, blob) to the proposal whose refused change made that blob (and whether it
+    still awaits its review); a refusal here adds to it, so a later change built on a refused one is
+    told apart from a note edited since."""
     pc = proposal_commit(store, sha)
     trailers = parse_trailers(store.commit_info(sha).message)
     if pc is None or trailers is None:
         return Refusal("", sha, "", "not a proposal commit that changes exactly one note")
     outcome = _check_proposal(store, book, pc, trailers.before, landing, unlanded or {})
     if isinstance(outcome, Refusal) and unlanded is not None:
-        unlanded[(pc.path, pc.after)] = pc.proposal_id
+        awaiting = outcome.reason == UNREVIEWED or (outcome.builds_on is not None and not outcome.stale)
+        unlanded[(pc.path, pc.after)] = (pc.proposal_id, awaiting)
     return outcome
 
 
@@ -152,7 +154,7 @@ def _check_proposal(
     pc: ProposalCommit,
     trailer_before: str,
     landing: Callable[[str], str],
-    unlanded: dict[tuple[str, str], str],
+    unlanded: dict[tuple[str, str], tuple[str, bool]],
 ) -> ConfirmedChange | Refusal:
     sha = pc.commit
     if trailer_before != pc.before:
@@ -165,9 +167,7 @@ def _check_proposal(
         return Refusal(pc.proposal_id, sha, pc.path, "rejected by review")
     confirms = [r for r in reviews if r.verdict == "confirm"]
     if not confirms:
-        return Refusal(
-            pc.proposal_id, sha, pc.path, "no confirming review receipt names this proposal and commit"
-        )
+        return Refusal(pc.proposal_id, sha, pc.path, UNREVIEWED)
     facts = (pc.path, pc.before, pc.after, pc.patch_id)
     matching = [r for r in confirms if (r.path, r.before, r.after, r.patch_id) == facts]
     if not matching:
@@ -177,8 +177,12 @@ def _check_proposal(
     if matching[0].before != landing(pc.path):
         under = unlanded.get((pc.path, matching[0].before))
         if under is not None:
-            reason = f"it builds on proposal {under[:12]}, which did not land"
-            return Refusal(pc.proposal_id, sha, pc.path, reason, stale=True, builds_on=under)
+            pid, awaiting = under
+            if awaiting:  # not stale: it may land once the change it builds on is reviewed
+                reason = f"it builds on proposal {pid[:12]}, which awaits its review"
+                return Refusal(pc.proposal_id, sha, pc.path, reason, builds_on=pid)
+            reason = f"it builds on proposal {pid[:12]}, which did not land"
+            return Refusal(pc.proposal_id, sha, pc.path, reason, stale=True, builds_on=pid)
         return Refusal(
             pc.proposal_id, sha, pc.path, f"{pc.path} changed on the target since the proposal", stale=True
         )
@@ -207,7 +211,7 @@ def confirm(
     current: dict[str, str] = {}
     confirmed: list[ConfirmedChange] = []
     refused: list[Refusal] = []
-    unlanded: dict[tuple[str, str], str] = {}
+    unlanded: dict[tuple[str, str], tuple[str, bool]] = {}
 
     def landing(path: str) -> str:
         return current[path] if path in current else store.blob_at(tip, path)

@@ -64,9 +64,21 @@ def stale_commits(
     applied: set[str] | None = None,
     book_for: Callable[[list[str]], ReceiptBook] | None = None,
 ) -> list[tuple[ProposalCommit, Refusal]]:
-    """The run's confirmed, unapplied proposals that cannot land as made, with why. `applied`
-    (proposal ids the target holds) and `book_for(ids)` (their receipts) spare a caller that looks at
-    many runs (doctor) a walk of the target and a read of every receipt per run."""
+    """The run's confirmed, unapplied proposals that cannot land as made, with why."""
+    return [(pc, r) for pc, r in refusals(cfg, store, run_id, applied=applied, book_for=book_for) if r.stale]
+
+
+def refusals(
+    cfg: Config,
+    store: GitStore,
+    run_id: str,
+    *,
+    applied: set[str] | None = None,
+    book_for: Callable[[list[str]], ReceiptBook] | None = None,
+) -> list[tuple[ProposalCommit, Refusal]]:
+    """What the gate refuses of the run's unapplied proposals, and why. `applied` (proposal ids the
+    target holds) and `book_for(ids)` (their receipts) spare a caller that looks at many runs
+    (doctor) a walk of the target and a read of every receipt per run."""
     tip = store.ref_target(f"refs/heads/{cfg.target_branch}")
     if tip is None:
         return []
@@ -74,8 +86,8 @@ def stale_commits(
     pending = [pc for pc in run_commits(store, run_id) if pc.proposal_id not in done]
     book = book_for([pc.proposal_id for pc in pending]) if book_for is not None else None
     gate = confirm(cfg.root, cfg.target_branch, [pc.commit for pc in pending], store=store, book=book)
-    stale = {r.commit: r for r in gate.refused if r.stale}
-    return [(pc, stale[pc.commit]) for pc in pending if pc.commit in stale]
+    refused = {r.commit: r for r in gate.refused}
+    return [(pc, refused[pc.commit]) for pc in pending if pc.commit in refused]
 
 
 def _settled_run(store: GitStore, run_id: str) -> str:

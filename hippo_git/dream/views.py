@@ -24,7 +24,7 @@ from hippo_git.dream.proposals import (
 from hippo_git.dream.receipt_index import ReceiptIndex, ReceiptRow
 from hippo_git.dream.receipts import ReceiptBook, list_receipts
 from hippo_git.dream.records import Receipt, parse_trailers
-from hippo_git.dream.settle import settle_hint, stale_commits
+from hippo_git.dream.settle import refusals, settle_hint
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore
 
@@ -244,15 +244,19 @@ def proposal_branch_health(repo_root: Path, cfg: Config) -> list[BranchProblem]:
                 )
             )
         waiting = statuses.count("confirmed")
-        stale = (
-            len(
-                stale_commits(
+        refused = (
+            [
+                r
+                for _, r in refusals(
                     cfg, store, run, applied=applied, book_for=lambda ids: index.book(proposals=ids)
                 )
-            )
+            ]
             if waiting
-            else 0
+            else []
         )
+        stale = sum(1 for r in refused if r.stale)
+        # Built on a change that awaits its review: the unreviewed problem above says what to do.
+        held = sum(1 for r in refused if r.builds_on and not r.stale)
         if stale:  # `apply` can only report these: settling them is what clears the run
             problems.append(
                 BranchProblem(
@@ -262,10 +266,10 @@ def proposal_branch_health(repo_root: Path, cfg: Config) -> list[BranchProblem]:
                     settle_hint(run),
                 )
             )
-        if waiting > stale and cfg.dream.apply == "fast-forward":
+        if waiting > stale + held and cfg.dream.apply == "fast-forward":
             problems.append(
                 BranchProblem(
-                    f"hippo/proposals/{run}: {waiting - stale} confirmed proposal(s) never applied",
+                    f"hippo/proposals/{run}: {waiting - stale - held} confirmed proposal(s) never applied",
                     f"git hippo apply {run}",
                 )
             )

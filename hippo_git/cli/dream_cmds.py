@@ -171,7 +171,11 @@ def _when(text: str | None) -> datetime | None:
 def dream_cmd(
     since: str | None, until: str | None, packs: tuple[str, ...], dry_run: bool, no_apply: bool, as_json: bool
 ) -> None:
-    """Propose note changes from recent sessions, review them, and apply the confirmed ones."""
+    """Propose note changes from recent sessions, review them, and apply the confirmed ones.
+
+    Memories agents or imports proposed that no reviewer has judged yet are reviewed too.
+    """
+    from hippo_git.dream.memory_review import review_pending
     from hippo_git.dream.report import report_paths
     from hippo_git.dream.run import DreamOptions, dream
 
@@ -180,9 +184,14 @@ def dream_cmd(
         since=_when(since), until=_when(until), packs=packs, dry_run=dry_run, no_apply=no_apply
     )
     report = dream(cfg, opts, env=dict(os.environ), now=datetime.now(UTC), on_chunk=_ChunkBar())
+    memories = [] if dry_run else review_pending(cfg, apply=not no_apply)
     if as_json:
-        emit_json(report.to_dict())
+        emit_json({**report.to_dict(), "memories": [m.as_dict() for m in memories]})
     else:
+        if memories:
+            ok = sum(m.verdict == "confirm" for m in memories)
+            landed = sum(m.applied for m in memories)
+            say(f"memories: {len(memories)} reviewed, {ok} confirmed, {landed} applied")
         t = report.totals()
         say(
             f"run {report.run}: {t['proposals']} proposals, {t['invalid']} refused by validation, "

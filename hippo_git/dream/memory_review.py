@@ -148,8 +148,9 @@ class PendingReview:
         }
 
 
-def review_pending(cfg: Config, *, model: Model | None = None) -> list[PendingReview]:
-    """Review every memory proposal still without a receipt, then apply what was confirmed."""
+def review_pending(cfg: Config, *, model: Model | None = None, apply: bool = True) -> list[PendingReview]:
+    """Review every memory proposal still without a receipt, then (unless `apply` is False)
+    apply what was confirmed as `dream.apply` says."""
     git = GitStore(cfg.root)
     runs = [name.removeprefix(PROPOSALS_PREFIX) for name, _ in git.refs(PROPOSALS_PREFIX + MEMORY_RUN_PREFIX)]
     book = ReceiptBook.load(cfg.root, store=git)
@@ -167,7 +168,7 @@ def review_pending(cfg: Config, *, model: Model | None = None) -> list[PendingRe
             proposal, _ = held
             verdict, reason = reviewer(pc, proposal)
             done.append((pc, verdict, reason))
-        landed = land(cfg, run_id, git) if any(v == "confirm" for _, v, _ in done) else set()
+        landed = land(cfg, run_id, git) if apply and any(v == "confirm" for _, v, _ in done) else set()
         out += [
             PendingReview(run_id, pc.proposal_id, pc.path, v, r, pc.proposal_id in landed)
             for pc, v, r in done

@@ -197,13 +197,14 @@ def conflicts_cmd(as_json: bool) -> None:
 
 @click.command("resolve")
 @click.argument("ident")
-@click.option("--keep", required=True, help="The memory id to keep.")
-@click.option("--forget", "forget_loser", is_flag=True, help="Also remove the other memory's file.")
+@click.option("--keep", required=True, help="The memory id (or note path) to keep.")
+@click.option("--forget", "forget_loser", is_flag=True, help="Also remove the losing memory's file.")
 @json_option
 def resolve_cmd(ident: str, keep: str, forget_loser: bool, as_json: bool) -> None:
-    """Settle the conflict IDENT (its c-… id, or one memory's id) by keeping one memory.
+    """Settle the conflict IDENT (its c-… id, or one memory's id) by keeping one side, in a commit.
 
     The other's value is recorded as rejected, so no dream, capture or import brings it back.
+    Keeping a memory over a note also takes the note's contradicting statement out of the note.
     """
     from hippo_git.memories.manage import resolve
     from hippo_git.memories.service import here_and_home
@@ -215,6 +216,8 @@ def resolve_cmd(ident: str, keep: str, forget_loser: bool, as_json: bool) -> Non
         return
     click.echo(done.conflict)
     say(f"kept {done.kept}, rejected {done.rejected}" + (" (forgotten)" if done.forgotten else ""))
+    if done.edited:
+        say(f"took the contradicting statement out of {done.edited}")
 
 
 def _report(results: list[object], as_json: bool, dry_run: bool) -> None:

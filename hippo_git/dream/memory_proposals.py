@@ -150,6 +150,7 @@ def propose_changes(
     review_now: bool = True,
     model: Model | None = None,
     now: datetime | None = None,
+    apply: bool = True,
 ) -> list[ProposedMemory]:
     """Each (memory, its new text, why) as a `replace` proposal of the committed memory file,
     reviewed (when a model can) and applied when confirmed. Memories not committed on the target
@@ -181,7 +182,7 @@ def propose_changes(
         if reviewer is not None:
             verdict, reason = reviewer(pc, proposal, f"{why}: {memory.text}")
         committed.append((memory, pc, verdict, reason))
-    landed = land(cfg, run_id, git) if any(v == "confirm" for _, _, v, _ in committed) else set()
+    landed = land(cfg, run_id, git) if apply and any(v == "confirm" for _, _, v, _ in committed) else set()
     out += [
         ProposedMemory(m, "proposed", pc.commit, run_id, v, r, pc.proposal_id in landed)
         for m, pc, v, r in committed

@@ -127,8 +127,10 @@ def sleep(
     review_now: bool = True,
     model: Model | None = None,
     now: datetime | None = None,
+    apply: bool = True,
 ) -> tuple[SleepPlan, list[ProposedMemory]]:
-    """Plan the merges and removals and, unless `dry_run`, propose them (reviewed, receipted)."""
+    """Plan the merges and removals and, unless `dry_run`, propose them (reviewed, receipted;
+    applied as `dream.apply` says unless `apply` is False)."""
     plan = plan_sleep(cfg, now)
     if dry_run:
         return plan, []
@@ -138,5 +140,9 @@ def sleep(
         changes.append((keeper, render(merged), f"sleep: merge {names} into {keeper.id}"))
         changes += [(o, tombstone(o), f"sleep: merged into {keeper.id}") for o in others]
     changes += [(m, tombstone(m), "sleep: decayed, unpinned and never recalled") for m in plan.retire]
-    done = propose_changes(cfg, changes, review_now=review_now, model=model, now=now) if changes else []
+    done = (
+        propose_changes(cfg, changes, review_now=review_now, model=model, now=now, apply=apply)
+        if changes
+        else []
+    )
     return plan, done

@@ -51,6 +51,8 @@ class ProposedMemory:
             "applied": self.applied,
             "duplicate_of": self.duplicate_of,
             "text": self.memory.text,
+            "tags": list(self.memory.tags),
+            "kind": self.memory.kind,
         }
 
 

@@ -138,3 +138,19 @@ def test_dream_reviews_and_applies_memories_nobody_reviewed(repo: Path, hippo) -
     assert json.loads(hippo(["dream", "--json"], cwd=repo).stdout)["memories"] == []
     [again] = propose_memories(cfg, [repeat], now=NOW)
     assert (again.status, again.duplicate_of) == ("duplicate", good.id)
+
+
+def test_a_confirmed_memory_waits_for_apply_in_pull_request_mode(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]
+    assert hippo(["init", "--no-hooks"], cwd=repo).exit_code == 0
+    toml = repo / ".hippo" / "hippo.toml"
+    toml.write_text(toml.read_text().replace('apply = "fast-forward"', 'apply = "pull-request"'))
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "set up hippo")
+    memory = make_memory("Staging deploys need the VPN", source="agent:mcp")
+    [done] = propose_memories(load_config(repo), [memory])
+    assert (done.verdict, done.applied) == ("confirm", False)
+    out = hippo(["recall", "staging deploys vpn", "--no-notes"], cwd=repo).stdout
+    assert f"{memory.id}  [observed awaiting apply]" in out
+    assert hippo(["apply", done.run or ""], cwd=repo).exit_code == 0
+    out = hippo(["recall", "staging deploys vpn", "--no-notes", "--json"], cwd=repo).stdout
+    assert [(r["store"], r["reviewed"]) for r in json.loads(out)] == [("workspace", True)]

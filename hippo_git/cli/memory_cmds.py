@@ -97,7 +97,7 @@ def recall_cmd(query: str, budget: int | None, limit: int, no_notes: bool, why: 
         say("nothing recalled")
         return
     for r in items:
-        mark = "" if r.reviewed else " unreviewed"
+        mark = " unreviewed" if not r.reviewed else " awaiting apply" if r.store == "proposals" else ""
         when = f" {r.created[:10]}" if r.created else ""
         head = f"{r.id}  [{r.tier}{mark}]{when}" + (f"  #{' #'.join(r.tags)}" if r.tags else "")
         click.echo(head if r.kind == "memory" else f"{r.path}  [note] {r.title}")

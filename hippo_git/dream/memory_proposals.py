@@ -75,7 +75,7 @@ def propose_memories(
     out: list[ProposedMemory] = []
     fresh: list[Memory] = []
     seen: set[str] = set()
-    waiting = [m for m, _ in pending_memories(cfg.root, store, cfg.target_branch)]
+    waiting = [m for m, _, _ in pending_memories(cfg.root, store, cfg.target_branch)]
     try:
         for memory in memories:
             refused = check_new(conn, store, memory)

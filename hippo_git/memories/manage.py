@@ -117,7 +117,7 @@ def pending_memory(cfg: Config | None, ident: str) -> Memory | None:
     from hippo_git.memories.store import workspace_store
 
     prefix = ident.strip() if ident.strip().startswith("m-") else "m-" + ident.strip()
-    found = [m for m, _ in pending_memories(cfg.root, workspace_store(cfg), cfg.target_branch)]
+    found = [m for m, _, _ in pending_memories(cfg.root, workspace_store(cfg), cfg.target_branch)]
     matching = [m for m in found if m.id.startswith(prefix)]
     return matching[0] if len(matching) == 1 else None
 

@@ -104,3 +104,19 @@ def test_dream_runs_sleep_with_the_built_in_reviewer(repo: Path, hippo) -> None:
     # nothing left to tidy, and nothing was deleted: git keeps every memory's history
     assert json.loads(hippo(["dream", "--json"], cwd=repo).stdout)["sleep"] == []
     assert git(repo, "log", "--format=%s", "main", "--", f"notes/memories/{ids['old']}.md").count("\n") == 1
+
+
+def test_sleep_does_not_propose_a_waiting_change_again(repo: Path) -> None:
+    """In pull-request mode a confirmed change waits for `git hippo apply`: the next sleep leaves
+    those memories alone instead of proposing the same change every night."""
+    ids = _seed(repo)
+    (repo / ".hippo").mkdir(exist_ok=True)
+    (repo / ".hippo" / "hippo.toml").write_text('[dream]\napply = "pull-request"\n')
+    git(repo, "add", ".hippo/hippo.toml")
+    git(repo, "commit", "-q", "-m", "pull requests")
+    cfg = load_config(repo)
+    plan, done = sleep(cfg, now=NOW)
+    assert len(done) == 4 and all(d.verdict == "confirm" and not d.applied for d in done)
+    again = plan_sleep(cfg, NOW)
+    assert (again.merges, again.retire) == ([], [])
+    assert "forgotten" not in (repo / f"notes/memories/{ids['old']}.md").read_text()

@@ -19,6 +19,7 @@ from hippo_git.config import Config
 from hippo_git.dream.memory_proposals import ProposedMemory, propose_changes, tombstone
 from hippo_git.dream.runner import Model
 from hippo_git.memories import usage as usage_db
+from hippo_git.memories.pending import changes_waiting
 from hippo_git.memories.recall import score_memory
 from hippo_git.memories.record import TIERS, Memory, negates, render, similarity
 from hippo_git.memories.store import all_memories, open_index, search, workspace_store
@@ -87,9 +88,10 @@ def merged_memory(group: list[Memory]) -> Memory:
 def plan_sleep(cfg: Config, now: datetime | None = None) -> SleepPlan:
     now = now or datetime.now(UTC)
     store = workspace_store(cfg)
+    waiting = changes_waiting(cfg.root, store, cfg.target_branch)
     conn = open_index(store)
     try:
-        memories = all_memories(conn, store)
+        memories = [m for m in all_memories(conn, store) if store.rel(m.id) not in waiting]
         ids = {m.id for m in memories}
         neighbours: dict[str, list[str]] = {}
         for m in memories:

@@ -82,3 +82,32 @@ def pending_source(cfg: Config) -> ProposalSource:
         return out[:limit]
 
     return source
+
+
+def changes_waiting(root: Path, store: Store, target_branch: str) -> set[str]:
+    """Paths of kept memories with a change (a merge, a tombstone) proposed on a memories run
+    that the target branch does not hold yet and no review rejected: sleep leaves them alone
+    until that change is applied or rejected, instead of proposing it again every night."""
+    from hippo_git.git.refscan import has_refs
+
+    if not has_refs(root, PROPOSALS_PREFIX + MEMORY_RUN_PREFIX):
+        return set()
+    from hippo_git.git.objects import GitStore
+
+    git = GitStore(root)
+    target = git.ref_target(f"refs/heads/{target_branch}")
+    if target is None:
+        return set()
+    waiting: set[str] = set()
+    for _, tip in git.refs(PROPOSALS_PREFIX + MEMORY_RUN_PREFIX):
+        for info in git.first_parents(tip, stop=git.merge_base(tip, target)):
+            if len(info.parents) != 1:
+                break
+            for path in git.changed_paths(info.sha):
+                if not path.startswith(store.prefix) or git.read_at(target, path) is None:
+                    continue  # a new memory (pending_memories lists those), not a change
+                if "reject" in _verdicts(git.note_text(RECEIPTS_REF, info.sha)):
+                    continue
+                if git.read_at(target, path) != git.read_at(info.sha, path):
+                    waiting.add(path)
+    return waiting

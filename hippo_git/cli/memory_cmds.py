@@ -338,7 +338,7 @@ def import_cmd(source: str, tags: tuple[str, ...], dry_run: bool, as_json: bool)
         emit_json({"source": source, "kind": kind, "memories": [d.as_dict() for d in done]})
         return
     for d in done:
-        click.echo(f"{d.memory.id}  {d.status:14} {' '.join(d.memory.text.split())[:100]}")
+        click.echo(f"{d.memory.id}  {_state(d):24} {' '.join(d.memory.text.split())[:100]}")
     new = sum(1 for d in done if d.status == "proposed")
     say(f"{kind}: {new} memories proposed" + (" (dry run: nothing written)" if dry_run else ""))
 

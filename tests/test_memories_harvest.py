@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from hippo_git.config import load_config
+from hippo_git.dream.memory_harvest import capture_memories
 from hippo_git.memories.harvest import find_in_text, lesson_of
-from hippo_git.memories.service import capture_here, remember_text
+from hippo_git.memories.service import remember_text
 from tests.conftest import git, run_cli
 
 CONVERSATION = """\
@@ -34,18 +35,21 @@ def test_patterns_find_decisions_rules_errors_preferences() -> None:
     }
 
 
-def test_capture_writes_staged_memories_and_skips_repeats(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]
+def test_capture_proposes_reviewed_memories_and_skips_repeats(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]
     dry = json.loads(
         hippo(["capture", "--stdin", "--dry-run", "--json"], cwd=repo, input=CONVERSATION).stdout
     )
-    assert [d["status"] for d in dry] == ["would write"] * 4
-    assert not (repo / "notes").exists()
+    assert [d["status"] for d in dry] == ["proposed"] * 4 and all(d["commit"] is None for d in dry)
+    assert not (repo / "notes").exists() and git(repo, "branch", "--list", "hippo/*") == ""
     (repo / "talk.txt").write_text(CONVERSATION)
     result = hippo(["capture", "--file", "talk.txt", "--json"], cwd=repo)
     assert result.exit_code == 0, result.output
-    assert [d["status"] for d in json.loads(result.stdout)] == ["written"] * 4
-    assert len(git(repo, "diff", "--cached", "--name-only").splitlines()) == 4
-    again = capture_here(load_config(repo), CONVERSATION)
+    out = json.loads(result.stdout)
+    # found by patterns, judged by nobody: proposals, reviewed (built-in checks) and applied
+    assert [(d["status"], d["verdict"], d["applied"]) for d in out] == [("proposed", "confirm", True)] * 4
+    assert git(repo, "diff", "--cached", "--name-only") == ""
+    assert len(git(repo, "ls-tree", "--name-only", "main", "notes/memories/").splitlines()) == 4
+    again = capture_memories(load_config(repo), CONVERSATION)
     assert {r.status for r in again} == {"duplicate"}
     bad = hippo(["capture", "--file", "missing.txt"], cwd=repo)
     assert bad.exit_code == 1 and "cannot read missing.txt" in bad.output
@@ -89,11 +93,9 @@ def test_learn_git_remembers_fix_and_revert_commits_once(repo: Path, hippo, tmp_
     result = hippo(["learn", "--git", "--repo", str(other), "--days", "100000", "--json"], cwd=repo)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert [o["status"] for o in out] == ["written"]
-    assert out[0]["memory"]["text"].startswith(
-        "Fix crash when the config file is empty. Empty files parsed as None."
-    )
-    assert "lesson" in out[0]["memory"]["tags"] and out[0]["memory"]["kind"] == "error"
+    assert [(o["status"], o["verdict"], o["applied"]) for o in out] == [("proposed", "confirm", True)]
+    assert out[0]["text"].startswith("Fix crash when the config file is empty. Empty files parsed as None.")
+    assert "lesson" in out[0]["tags"] and out[0]["kind"] == "error"
     again = json.loads(
         hippo(["learn", "--git", "--repo", str(other), "--days", "100000", "--json"], cwd=repo).stdout
     )
@@ -108,7 +110,9 @@ def test_watch_cmd_remembers_a_failure_redacted(repo: Path) -> None:
     proc = run_cli(["watch-cmd", "--", sys.executable, "-c", script], cwd=repo)
     assert proc.returncode == 3
     assert "boom: disk full" in proc.stdout  # the output still reaches the person
+    assert "proposed (confirmed, applied)" in proc.stderr
     [path] = list((repo / "notes" / "memories").glob("*.md"))
+    assert git(repo, "status", "--porcelain") == ""  # applied to main through a proposal, not staged
     text = path.read_text()
     assert "exit status 3" in text and "boom: disk full" in text
     assert key not in text and "kind: error" in text
@@ -123,5 +127,6 @@ def test_capture_never_brings_back_a_rejected_value(repo: Path, hippo) -> None: 
     old = remember_text(cfg, "Never push directly to the main branch").memory
     new = remember_text(cfg, "Push directly to the main branch").memory
     assert hippo(["resolve", old.id, "--keep", new.id, "--forget"], cwd=repo).exit_code == 0
-    [again] = capture_here(cfg, "user: Never push directly to the main branch.")
+    git(repo, "commit", "-q", "-m", "memories")
+    [again] = capture_memories(cfg, "user: Never push directly to the main branch.")
     assert again.status == "rejected"

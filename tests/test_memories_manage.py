@@ -108,15 +108,66 @@ def test_a_memory_contradicting_a_note_is_listed_and_settled_for_the_note(repo: 
     cfg = load_config(repo)
     (repo / "notes").mkdir()
     (repo / "notes" / "ci.md").write_text("# CI\n\n- The CI runners use python 3.12 for every job.\n")
+    git(repo, "add", "notes/ci.md")
+    git(repo, "commit", "-q", "-m", "ci note")
     m = remember_text(cfg, "The CI runners use python 3.11 for every job").memory
     [found] = json.loads(hippo(["conflicts", "--json"], cwd=repo).stdout)
     assert [x["id"] for x in found["memories"]] == [m.id, "notes/ci.md"]
     assert found["kind"] == "changed value"
-    refused = hippo(["resolve", found["id"], "--keep", m.id], cwd=repo)
-    assert refused.exit_code == 1 and "notes/ci.md is a note, not a memory" in refused.output
-    assert hippo(["resolve", found["id"], "--keep", "notes/ci.md", "--forget"], cwd=repo).exit_code == 0
+    done = json.loads(
+        hippo(["resolve", found["id"], "--keep", "notes/ci.md", "--forget", "--json"], cwd=repo).stdout
+    )
+    assert (done["kept"], done["rejected"], done["forgotten"], done["edited"]) == (
+        "notes/ci.md",
+        m.id,
+        True,
+        None,
+    )
     assert not (repo / m.path).exists()
+    assert "3.12" in (repo / "notes" / "ci.md").read_text()
     assert remember_text(cfg, "The CI runners use python 3.11 for every job").status == "rejected"
+    assert json.loads(hippo(["conflicts", "--json"], cwd=repo).stdout) == []
+
+
+def test_keeping_a_memory_over_a_note_takes_the_statement_out_through_a_commit(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]
+    cfg = load_config(repo)
+    (repo / "notes").mkdir()
+    note = "# CI\n\n- The CI runners use python 3.12 for every job.\n- Caches live in S3.\n"
+    (repo / "notes" / "ci.md").write_text(note)
+    git(repo, "add", "notes/ci.md")
+    git(repo, "commit", "-q", "-m", "ci note")
+    m = remember_text(cfg, "The CI runners use python 3.13 for every job").memory
+    git(repo, "commit", "-q", "-m", "memory")
+    [found] = json.loads(hippo(["conflicts", "--json"], cwd=repo).stdout)
+    (repo / "notes" / "ci.md").write_text(note + "- draft\n")
+    dirty = hippo(["resolve", found["id"], "--keep", m.id], cwd=repo)
+    assert dirty.exit_code == 1 and "notes/ci.md has uncommitted changes" in dirty.output
+    (repo / "notes" / "ci.md").write_text(note)
+    result = hippo(["resolve", found["id"], "--keep", m.id, "--json"], cwd=repo)
+    assert result.exit_code == 0, result.output
+    done = json.loads(result.stdout)
+    assert (done["kept"], done["rejected"], done["edited"]) == (m.id, "notes/ci.md", "notes/ci.md")
+    # one commit: the note without its statement, and the statement recorded as rejected
+    assert git(repo, "show", "--format=%s", "--name-only", "HEAD").split() == [
+        "hippo:",
+        "resolve",
+        f"{found['id']}:",
+        "keep",
+        m.id + ",",
+        "reject",
+        "notes/ci.md",
+        "notes/ci.md",
+        "notes/memories/rejected.jsonl",
+    ]
+    assert git(repo, "show", "HEAD:notes/ci.md") == "# CI\n\n- Caches live in S3."
+    assert git(repo, "status", "--porcelain") == ""
+    assert json.loads(hippo(["conflicts", "--json"], cwd=repo).stdout) == []
+    assert (repo / m.path).exists()
+    # the note's value is rejected for good: neither a memory nor a dream brings it back
+    assert remember_text(cfg, "The CI runners use python 3.12 for every job").status == "rejected"
+    from hippo_git.memories.remember import rejected_in
+
+    assert rejected_in(repo, "notes", "- The CI runners use python 3.12 for every job.") is not None
 
 
 def test_a_dream_cannot_bring_back_a_rejected_value(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]

@@ -77,17 +77,29 @@ def test_mcp_memory_tools(repo: Path, monkeypatch) -> None:  # type: ignore[no-u
 
     tools = MemoryTools(repo)
     said = tools.remember("The nightly job needs REDIS_URL set", tags=["ops"])
-    assert "awaiting review" in said  # the built-in heuristic cannot review a memory
+    # The built-in model reviews it by its fixed checks; fast-forward applies it to main.
+    assert "(confirmed and applied)" in said
     memory_id = said.split()[2]
+    assert f"notes/memories/{memory_id}.md" in git(repo, "show", "--stat", "--format=", "main")
+    [receipt] = [
+        json.loads(line)
+        for line in git(repo, "notes", "--ref=refs/notes/hippo/receipts", "list").splitlines()
+        for line in [git(repo, "notes", "--ref=refs/notes/hippo/receipts", "show", line.split()[1])]
+    ]
+    assert (receipt["verdict"], receipt["reviewer"]["heuristic"]) == ("confirm", True)
+    assert receipt["reviewer"]["persona"] == "core/memory-reviewer"
     out = tools.recall("nightly job redis")
-    assert memory_id in out and "unreviewed" in out
+    assert memory_id in out and "unreviewed" not in out
     assert "Strengthened 1 memories" in tools.outcome(True)
     assert tools.remember("the nightly job needs REDIS_URL set").startswith("Not remembered")
-    # forget is a proposal too; an uncommitted memory cannot be proposed away
+    # forget is a reviewed proposal too: the memory becomes a tombstone on main
+    assert "(confirmed and applied)" in tools.forget(memory_id)
+    assert "forgotten: true" in git(repo, "show", f"main:notes/memories/{memory_id}.md")
+    assert "Nothing recalled" in tools.recall("nightly job redis")
     import pytest
 
     with pytest.raises(HippoError):
-        tools.forget(memory_id)
+        tools.forget("m-0000000000")
     script = (
         "import sys; from pathlib import Path; from hippo_git.agents.mcp_memories import MemoryTools\n"
         f"t = MemoryTools(Path({str(repo)!r})); t.recall('nightly'); t.remember('Builds need 8 GB of RAM')\n"

@@ -21,9 +21,9 @@ def _confirm() -> InProcessModel:
     return InProcessModel(argv=("test-reviewer",), answer=lambda prompt: reply)
 
 
-def _seed(repo: Path) -> dict[str, str]:
+def _seed(repo: Path, now: datetime = NOW) -> dict[str, str]:
     cfg = load_config(repo)
-    fresh = NOW - timedelta(days=1)
+    fresh = now - timedelta(days=1)
     ids = {
         "a": remember_text(
             cfg, "Run the unit tests with pytest -q before pushing", tags=["tests"], now=fresh
@@ -38,13 +38,13 @@ def _seed(repo: Path) -> dict[str, str]:
             now=fresh + timedelta(hours=2),
         ).memory.id,
         "old": remember_text(
-            cfg, "The old VPN config lives in ops/vpn.conf", now=NOW - timedelta(days=60)
+            cfg, "The old VPN config lives in ops/vpn.conf", now=now - timedelta(days=60)
         ).memory.id,
         "pinned": remember_text(
-            cfg, "Security contact is the platform team", pin=True, now=NOW - timedelta(days=60)
+            cfg, "Security contact is the platform team", pin=True, now=now - timedelta(days=60)
         ).memory.id,
         "used": remember_text(
-            cfg, "Grafana dashboards are in ops/dashboards", now=NOW - timedelta(days=60)
+            cfg, "Grafana dashboards are in ops/dashboards", now=now - timedelta(days=60)
         ).memory.id,
     }
     recall_here("grafana dashboards", cfg=cfg, notes=False)
@@ -79,3 +79,44 @@ def test_sleep_proposes_reviews_and_applies(repo: Path, hippo) -> None:  # type:
     receipts = git(repo, "notes", "--ref=refs/notes/hippo/receipts", "list").splitlines()
     assert len(receipts) == 4
     assert [r.id for r in recall_here("unit tests pytest", cfg=load_config(repo), notes=False)] == [ids["a"]]
+
+
+def test_dream_runs_sleep_with_the_built_in_reviewer(repo: Path, hippo) -> None:  # type: ignore[no-untyped-def]
+    """The normal flow: `git hippo dream` runs the core pack's sleep pass; with no model configured
+    the built-in reviewer judges each change, receipts it, and fast-forward applies it."""
+    assert hippo(["init", "--no-hooks"], cwd=repo).exit_code == 0
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "set up hippo")
+    ids = _seed(repo, datetime.now(UTC))  # a dream runs at the real time
+    result = hippo(["dream", "--json"], cwd=repo)
+    assert result.exit_code == 0, result.output
+    slept = json.loads(result.stdout)["sleep"]
+    assert sorted(d["id"] for d in slept) == sorted(ids[k] for k in ("a", "b", "c", "old"))
+    assert all(d["verdict"] == "confirm" and d["applied"] for d in slept)
+    for key in ("b", "c", "old"):
+        assert "forgotten: true" in git(repo, "show", f"main:notes/memories/{ids[key]}.md")
+    for key in ("pinned", "used"):
+        assert "forgotten" not in git(repo, "show", f"main:notes/memories/{ids[key]}.md")
+    receipts = [
+        json.loads(git(repo, "notes", "--ref=refs/notes/hippo/receipts", "show", d["commit"])) for d in slept
+    ]
+    assert {(r["verdict"], r["reviewer"]["heuristic"]) for r in receipts} == {("confirm", True)}
+    # nothing left to tidy, and nothing was deleted: git keeps every memory's history
+    assert json.loads(hippo(["dream", "--json"], cwd=repo).stdout)["sleep"] == []
+    assert git(repo, "log", "--format=%s", "main", "--", f"notes/memories/{ids['old']}.md").count("\n") == 1
+
+
+def test_sleep_does_not_propose_a_waiting_change_again(repo: Path) -> None:
+    """In pull-request mode a confirmed change waits for `git hippo apply`: the next sleep leaves
+    those memories alone instead of proposing the same change every night."""
+    ids = _seed(repo)
+    (repo / ".hippo").mkdir(exist_ok=True)
+    (repo / ".hippo" / "hippo.toml").write_text('[dream]\napply = "pull-request"\n')
+    git(repo, "add", ".hippo/hippo.toml")
+    git(repo, "commit", "-q", "-m", "pull requests")
+    cfg = load_config(repo)
+    plan, done = sleep(cfg, now=NOW)
+    assert len(done) == 4 and all(d.verdict == "confirm" and not d.applied for d in done)
+    again = plan_sleep(cfg, NOW)
+    assert (again.merges, again.retire) == ([], [])
+    assert "forgotten" not in (repo / f"notes/memories/{ids['old']}.md").read_text()

@@ -171,7 +171,13 @@ def _when(text: str | None) -> datetime | None:
 def dream_cmd(
     since: str | None, until: str | None, packs: tuple[str, ...], dry_run: bool, no_apply: bool, as_json: bool
 ) -> None:
-    """Propose note changes from recent sessions, review them, and apply the confirmed ones."""
+    """Propose note changes from recent sessions, review them, and apply the confirmed ones.
+
+    Memories agents or imports proposed that no reviewer has judged yet are reviewed too, and
+    the core pack's sleep pass tidies the memories (as `git hippo sleep`).
+    """
+    from hippo_git.dream.memory_review import review_pending
+    from hippo_git.dream.memory_sleep import sleep
     from hippo_git.dream.report import report_paths
     from hippo_git.dream.run import DreamOptions, dream
 
@@ -180,9 +186,26 @@ def dream_cmd(
         since=_when(since), until=_when(until), packs=packs, dry_run=dry_run, no_apply=no_apply
     )
     report = dream(cfg, opts, env=dict(os.environ), now=datetime.now(UTC), on_chunk=_ChunkBar())
+    memories = [] if dry_run else review_pending(cfg, apply=not no_apply)
+    slept = sleep(cfg, apply=not no_apply)[1] if not dry_run and (not packs or "core" in packs) else []
     if as_json:
-        emit_json(report.to_dict())
+        emit_json(
+            {
+                **report.to_dict(),
+                "memories": [m.as_dict() for m in memories],
+                "sleep": [d.as_dict() for d in slept],
+            }
+        )
     else:
+        if memories:
+            ok = sum(m.verdict == "confirm" for m in memories)
+            landed = sum(m.applied for m in memories)
+            say(f"memories: {len(memories)} reviewed, {ok} confirmed, {landed} applied")
+        if slept:
+            landed = sum(d.applied for d in slept)
+            say(
+                f"sleep: {len(slept)} memory changes proposed, {landed} applied (`git hippo sleep --dry-run` shows why)"
+            )
         t = report.totals()
         say(
             f"run {report.run}: {t['proposals']} proposals, {t['invalid']} refused by validation, "

@@ -5,10 +5,15 @@ Each command parses its options, calls one function of `hippo_git.memories`, and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from hippo_git.cli.render import emit_json, json_option, say
 from hippo_git.config import load_config
+
+if TYPE_CHECKING:
+    from hippo_git.dream.memory_proposals import ProposedMemory
 
 
 def _tier_option(f: click.decorators.FC) -> click.decorators.FC:
@@ -92,7 +97,7 @@ def recall_cmd(query: str, budget: int | None, limit: int, no_notes: bool, why: 
         say("nothing recalled")
         return
     for r in items:
-        mark = "" if r.reviewed else " unreviewed"
+        mark = " unreviewed" if not r.reviewed else " awaiting apply" if r.store == "proposals" else ""
         when = f" {r.created[:10]}" if r.created else ""
         head = f"{r.id}  [{r.tier}{mark}]{when}" + (f"  #{' #'.join(r.tags)}" if r.tags else "")
         click.echo(head if r.kind == "memory" else f"{r.path}  [note] {r.title}")
@@ -197,13 +202,14 @@ def conflicts_cmd(as_json: bool) -> None:
 
 @click.command("resolve")
 @click.argument("ident")
-@click.option("--keep", required=True, help="The memory id to keep.")
-@click.option("--forget", "forget_loser", is_flag=True, help="Also remove the other memory's file.")
+@click.option("--keep", required=True, help="The memory id (or note path) to keep.")
+@click.option("--forget", "forget_loser", is_flag=True, help="Also remove the losing memory's file.")
 @json_option
 def resolve_cmd(ident: str, keep: str, forget_loser: bool, as_json: bool) -> None:
-    """Settle the conflict IDENT (its c-… id, or one memory's id) by keeping one memory.
+    """Settle the conflict IDENT (its c-… id, or one memory's id) by keeping one side, in a commit.
 
     The other's value is recorded as rejected, so no dream, capture or import brings it back.
+    Keeping a memory over a note also takes the note's contradicting statement out of the note.
     """
     from hippo_git.memories.manage import resolve
     from hippo_git.memories.service import here_and_home
@@ -215,19 +221,26 @@ def resolve_cmd(ident: str, keep: str, forget_loser: bool, as_json: bool) -> Non
         return
     click.echo(done.conflict)
     say(f"kept {done.kept}, rejected {done.rejected}" + (" (forgotten)" if done.forgotten else ""))
+    if done.edited:
+        say(f"took the contradicting statement out of {done.edited}")
 
 
-def _report(results: list[object], as_json: bool, dry_run: bool) -> None:
-    from hippo_git.memories.remember import Remembered
-
-    items = [r for r in results if isinstance(r, Remembered)]
+def _report(done: list[ProposedMemory], as_json: bool, dry_run: bool) -> None:
     if as_json:
-        emit_json([r.as_dict() for r in items])
+        emit_json([d.as_dict() for d in done])
         return
-    for r in items:
-        click.echo(f"{r.memory.id}  {r.status:14} {' '.join(r.memory.text.split())[:100]}")
-    written = sum(1 for r in items if r.status in ("written", "would write"))
-    say(f"{written} new memories{' (dry run: nothing written)' if dry_run else ' (staged; commit them)'}")
+    for d in done:
+        click.echo(f"{d.memory.id}  {_state(d):24} {' '.join(d.memory.text.split())[:100]}")
+    new = sum(1 for d in done if d.status == "proposed")
+    say(f"{new} memories proposed" + (" (dry run: nothing written)" if dry_run else ""))
+
+
+def _state(d: ProposedMemory) -> str:
+    """proposed (confirmed, applied) | proposed (unreviewed) | duplicate | rejected …"""
+    if d.status != "proposed" or d.commit is None:
+        return d.status
+    verdict = {"confirm": "confirmed", "reject": "rejected"}.get(d.verdict or "", "unreviewed")
+    return f"proposed ({verdict}{', applied' if d.applied else ''})"
 
 
 @click.command("capture")
@@ -238,14 +251,15 @@ def _report(results: list[object], as_json: bool, dry_run: bool) -> None:
 @click.option("--dry-run", is_flag=True, help="List what would be remembered; write nothing.")
 @json_option
 def capture_cmd(from_stdin: bool, file: str | None, dry_run: bool, as_json: bool) -> None:
-    """Remember the decisions, rules, errors and preferences stated in raw conversation text.
+    """Propose as memories the decisions, rules, errors and preferences stated in raw conversation text.
 
-    Found by patterns, with no model; repeats and rejected values are skipped.
+    Found by patterns, with no model; reviewed like an agent's memory; repeats and rejected
+    values are skipped.
     """
     import sys
 
+    from hippo_git.dream.memory_harvest import capture_memories
     from hippo_git.errors import HippoError, UsageError
-    from hippo_git.memories.service import capture_here
 
     if from_stdin == bool(file):
         raise UsageError("give exactly one of --stdin or --file F")
@@ -256,7 +270,7 @@ def capture_cmd(from_stdin: bool, file: str | None, dry_run: bool, as_json: bool
             raise HippoError(f"cannot read {file}: {exc.strerror}") from None
     else:
         text = sys.stdin.read()
-    _report(list(capture_here(load_config(), text, dry_run=dry_run)), as_json, dry_run)
+    _report(capture_memories(load_config(), text, dry_run=dry_run), as_json, dry_run)
 
 
 @click.command("learn")
@@ -276,27 +290,30 @@ def capture_cmd(from_stdin: bool, file: str | None, dry_run: bool, as_json: bool
 @click.option("--dry-run", is_flag=True, help="List what would be remembered; write nothing.")
 @json_option
 def learn_cmd(from_git: bool, days: int, repos: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
-    """Remember the lessons of recent fix, revert and bug commits (subject, body, files)."""
+    """Propose as memories the lessons of recent fix, revert and bug commits (subject, body, files).
+
+    Reviewed like an agent's memory; repeats and rejected values are skipped.
+    """
     from pathlib import Path
 
-    from hippo_git.memories.service import learn_here
+    from hippo_git.dream.memory_harvest import learn_memories
 
-    found = learn_here(load_config(), [Path(r).resolve() for r in repos], days, dry_run=dry_run)
-    _report(list(found), as_json, dry_run)
+    done = learn_memories(load_config(), [Path(r).resolve() for r in repos], days, dry_run=dry_run)
+    _report(done, as_json, dry_run)
 
 
 @click.command("watch-cmd", context_settings={"ignore_unknown_options": True})
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED)
 @json_option
 def watch_cmd(argv: tuple[str, ...], as_json: bool) -> None:
-    """Run a command (after --); when it fails, remember the failure and exit with its status."""
-    from hippo_git.memories.service import watch_here
+    """Run a command (after --); when it fails, propose the failure as a memory and exit with its status."""
+    from hippo_git.dream.memory_harvest import watch_memories
 
-    status, kept = watch_here(load_config(), list(argv), to_stderr=as_json)
+    status, kept = watch_memories(load_config(), list(argv), to_stderr=as_json)
     if as_json:
         emit_json({"status": status, "memory": kept.as_dict() if kept else None})
     elif kept is not None:
-        say(f"remembered the failure as {kept.memory.id} ({kept.status})")
+        say(f"remembered the failure as {kept.memory.id}: {_state(kept)}")
     click.get_current_context().exit(status)
 
 
@@ -321,7 +338,7 @@ def import_cmd(source: str, tags: tuple[str, ...], dry_run: bool, as_json: bool)
         emit_json({"source": source, "kind": kind, "memories": [d.as_dict() for d in done]})
         return
     for d in done:
-        click.echo(f"{d.memory.id}  {d.status:14} {' '.join(d.memory.text.split())[:100]}")
+        click.echo(f"{d.memory.id}  {_state(d):24} {' '.join(d.memory.text.split())[:100]}")
     new = sum(1 for d in done if d.status == "proposed")
     say(f"{kind}: {new} memories proposed" + (" (dry run: nothing written)" if dry_run else ""))
 

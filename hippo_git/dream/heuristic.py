@@ -4,7 +4,7 @@ Deterministic rules, no judgement:
 - propose: finds decisions, rules, corrections and error→fix pairs in the evidence turns and turns
   each into an `append` that quotes the turn verbatim (in double quotes) and cites it;
 - review: confirms only when every quote of the change is verbatim in the evidence and the note
-  does not already say it;
+  does not already say it; a memory change, only when `memories.review_checks` passes;
 - lesson: a correction's own words become the rule, quoted.
 Receipts label its reviews as heuristic (`Reviewer.heuristic`).
 """
@@ -261,7 +261,33 @@ def _grow_new_note(
     return True
 
 
+def review_memory_change(req: Request) -> dict[str, str]:
+    """A memory change (the core pack's `memories` pass) by the fixed checks of
+    `memories.review_checks`: the kept and rejected values it compares with come as turns."""
+    from hippo_git.memories.review_checks import KEPT_KIND, REJECTED_KIND, review_memory
+
+    notes = req.of_type("note")
+    new = [b.text for b in req.of_type("change") if b.meta.get("part") == "new"]
+    old = [b.text for b in req.of_type("change") if b.meta.get("part") == "old"]
+    if len(notes) != 1 or len(new) != 1:
+        return {
+            "verdict": "reject",
+            "reason": "heuristic: the request does not hold one memory and one change",
+        }
+    turns = req.of_type("turn")
+    kept = [(str(t.meta.get("session")), t.text) for t in turns if t.meta.get("kind") == KEPT_KIND]
+    rejected = [t.text for t in turns if t.meta.get("kind") == REJECTED_KIND]
+    op = str(req.header.get("op") or "append")
+    path = str(req.header.get("path") or notes[0].meta.get("path") or "")
+    verdict, reason = review_memory(op, notes[0].text, old[0] if old else None, new[0], path, kept, rejected)
+    return {"verdict": verdict, "reason": f"heuristic: {reason}"}
+
+
 def review(req: Request) -> dict[str, str]:
+    from hippo_git.memories.pending import MEMORY_PASS
+
+    if req.header.get("pass") == MEMORY_PASS:
+        return review_memory_change(req)
     notes = req.of_type("note")
     new = [b.text for b in req.of_type("change") if b.meta.get("part") == "new"]
     old = [b.text for b in req.of_type("change") if b.meta.get("part") == "old"]

@@ -2,30 +2,24 @@
 
 Each memory is one proposal commit (an `append` that creates `notes_dir/memories/<id>.md`) on
 the day's run `refs/heads/hippo/proposals/memories-<YYYYMMDD>`. The reviewer persona of the core
-pack judges it, with the memory's own words as its evidence, and the receipt is written as for
-any dream change; with `dream.apply = "fast-forward"` a confirmed memory lands on the target
-branch through `apply_run` (the same gate and compare-and-swap). Until then `recall` reads it
-from the proposals branch and marks it unreviewed. The built-in heuristic model cannot judge a
-memory (it checks quotes against transcript turns), so with it the memory stays unreviewed.
+pack judges it (`memory_review`: a configured model, or the built-in model's fixed checks), and
+the receipt is written as for any dream change; with `dream.apply = "fast-forward"` a confirmed
+memory lands on the target branch through `apply_run` (the same gate and compare-and-swap).
+Until then `recall` reads it from the proposals branch and marks it unreviewed.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from hippo_git.config import Config
-from hippo_git.dream.apply import apply_run
-from hippo_git.dream.evidence import TurnRef
-from hippo_git.dream.packs import Pass
+from hippo_git.dream.memory_review import MemoryReviewer, land
 from hippo_git.dream.proposals import ProposalBranch, ProposalCommit
-from hippo_git.dream.receipts import write_receipt
 from hippo_git.dream.records import Proposal
-from hippo_git.dream.review import note_before, review, reviewer_record
-from hippo_git.dream.runner import CommandModel, Model, is_heuristic, resolve_model_command
+from hippo_git.dream.runner import Model
 from hippo_git.dream.validate import path_problems
 from hippo_git.errors import HippoError
 from hippo_git.git.objects import GitStore
@@ -57,44 +51,13 @@ class ProposedMemory:
             "applied": self.applied,
             "duplicate_of": self.duplicate_of,
             "text": self.memory.text,
+            "tags": list(self.memory.tags),
+            "kind": self.memory.kind,
         }
 
 
 def memory_run_id(now: datetime | None = None) -> str:
     return MEMORY_RUN_PREFIX + (now or datetime.now(UTC)).strftime("%Y%m%d")
-
-
-def _reviewer_pass(cfg: Config) -> Pass:
-    """The shipped core pack's `memories` pass (run from code, not listed among the dreaming
-    passes): its persona reviews every memory proposal, whatever packs the workspace installed."""
-    from hippo_git.dream.packs import PassSpec, _read_toml, _shipped_persona, shipped_root
-
-    root = shipped_root() / "core"
-    spec = PassSpec.model_validate(_read_toml(root / "passes" / "memories.toml"))
-    return Pass(
-        pack="core",
-        name="memories",
-        spec=spec,
-        prompt=(root / "prompts" / spec.prompt).read_text(encoding="utf-8"),
-        template=None,
-        persona_name=f"core/{spec.persona.removesuffix('.md')}",
-        persona=_shipped_persona("core", spec.persona),
-    )
-
-
-def default_model(cfg: Config, run_id: str) -> Model | None:
-    """The configured model command, or None when it is the built-in heuristic."""
-    argv, _ = resolve_model_command(cfg, os.environ.get("PATH"))
-    if is_heuristic(argv):
-        return None
-    return CommandModel(argv, cfg.home, run_id, dict(os.environ), float(cfg.dream.model_timeout_s))
-
-
-def _asker(model: Model) -> Callable[[str], str]:
-    def ask(prompt: str) -> str:
-        return model(prompt).stdout
-
-    return ask
 
 
 def propose_memories(
@@ -112,7 +75,7 @@ def propose_memories(
     out: list[ProposedMemory] = []
     fresh: list[Memory] = []
     seen: set[str] = set()
-    waiting = [m for m, _ in pending_memories(cfg.root, store, cfg.target_branch)]
+    waiting = [m for m, _, _ in pending_memories(cfg.root, store, cfg.target_branch)]
     try:
         for memory in memories:
             refused = check_new(conn, store, memory)
@@ -138,9 +101,7 @@ def propose_memories(
         raise HippoError(f"the target branch {cfg.target_branch!r} has no commits", hint="commit once first")
     run_id = memory_run_id(now)
     branch = ProposalBranch(cfg.root, run_id, base=tip, store=git)
-    if review_now and model is None:
-        model = default_model(cfg, run_id)
-    reviewer = _reviewer_pass(cfg) if review_now and model is not None else None
+    reviewer = MemoryReviewer.open(cfg, run_id, git, model) if review_now else None
     committed: list[tuple[Memory, ProposalCommit, str | None, str]] = []
     for memory in fresh:
         rel = store.rel(memory.id)
@@ -161,17 +122,10 @@ def propose_memories(
         pc = branch.commit(proposal, new_content=text)
         verdict: str | None = None
         reason = ""
-        if reviewer is not None and model is not None:
-            turn = TurnRef(session=f"memory-{source}", seq=0, kind="prompt", text=memory.text)
-            verdict, reason = review(reviewer, proposal, note_before(git, pc), [turn], _asker(model))
-            write_receipt(
-                cfg.root, pc.receipt(verdict, reviewer_record(reviewer, model.argv), reason=reason), store=git
-            )
+        if reviewer is not None:
+            verdict, reason = reviewer(pc, proposal, memory.text)
         committed.append((memory, pc, verdict, reason))
-    landed: set[str] = set()
-    if cfg.dream.apply == "fast-forward" and any(v == "confirm" for _, _, v, _ in committed):
-        result = apply_run(cfg.root, cfg, run_id, store=git)
-        landed = {a.proposal for a in result.applied} | set(result.already)
+    landed = land(cfg, run_id, git) if any(v == "confirm" for _, _, v, _ in committed) else set()
     for memory, pc, verdict, reason in committed:
         out.append(
             ProposedMemory(
@@ -198,6 +152,7 @@ def propose_changes(
     review_now: bool = True,
     model: Model | None = None,
     now: datetime | None = None,
+    apply: bool = True,
 ) -> list[ProposedMemory]:
     """Each (memory, its new text, why) as a `replace` proposal of the committed memory file,
     reviewed (when a model can) and applied when confirmed. Memories not committed on the target
@@ -206,9 +161,7 @@ def propose_changes(
     tip = git.ref_target(f"refs/heads/{cfg.target_branch}")
     run_id = memory_run_id(now)
     branch = ProposalBranch(cfg.root, run_id, base=tip, store=git) if tip else None
-    if review_now and model is None:
-        model = default_model(cfg, run_id)
-    reviewer = _reviewer_pass(cfg) if review_now and model is not None else None
+    reviewer = MemoryReviewer.open(cfg, run_id, git, model) if review_now else None
     out: list[ProposedMemory] = []
     committed: list[tuple[Memory, ProposalCommit, str | None, str]] = []
     for memory, new, why in changes:
@@ -228,16 +181,10 @@ def propose_changes(
         pc = branch.commit(proposal, new_content=new)
         verdict: str | None = None
         reason = ""
-        if reviewer is not None and model is not None:
-            turn = TurnRef(session="memory-change", seq=0, kind="prompt", text=f"{why}: {memory.text}")
-            verdict, reason = review(reviewer, proposal, note_before(git, pc), [turn], _asker(model))
-            receipt = pc.receipt(verdict, reviewer_record(reviewer, model.argv), reason=reason)
-            write_receipt(cfg.root, receipt, store=git)
+        if reviewer is not None:
+            verdict, reason = reviewer(pc, proposal, f"{why}: {memory.text}")
         committed.append((memory, pc, verdict, reason))
-    landed: set[str] = set()
-    if cfg.dream.apply == "fast-forward" and any(v == "confirm" for _, _, v, _ in committed):
-        result = apply_run(cfg.root, cfg, run_id, store=git)
-        landed = {a.proposal for a in result.applied} | set(result.already)
+    landed = land(cfg, run_id, git) if apply and any(v == "confirm" for _, _, v, _ in committed) else set()
     out += [
         ProposedMemory(m, "proposed", pc.commit, run_id, v, r, pc.proposal_id in landed)
         for m, pc, v, r in committed

@@ -19,6 +19,7 @@ from hippo_git.config import Config
 from hippo_git.dream.memory_proposals import ProposedMemory, propose_changes, tombstone
 from hippo_git.dream.runner import Model
 from hippo_git.memories import usage as usage_db
+from hippo_git.memories.pending import changes_waiting
 from hippo_git.memories.recall import score_memory
 from hippo_git.memories.record import TIERS, Memory, negates, render, similarity
 from hippo_git.memories.store import all_memories, open_index, search, workspace_store
@@ -87,9 +88,10 @@ def merged_memory(group: list[Memory]) -> Memory:
 def plan_sleep(cfg: Config, now: datetime | None = None) -> SleepPlan:
     now = now or datetime.now(UTC)
     store = workspace_store(cfg)
+    waiting = changes_waiting(cfg.root, store, cfg.target_branch)
     conn = open_index(store)
     try:
-        memories = all_memories(conn, store)
+        memories = [m for m in all_memories(conn, store) if store.rel(m.id) not in waiting]
         ids = {m.id for m in memories}
         neighbours: dict[str, list[str]] = {}
         for m in memories:
@@ -127,8 +129,10 @@ def sleep(
     review_now: bool = True,
     model: Model | None = None,
     now: datetime | None = None,
+    apply: bool = True,
 ) -> tuple[SleepPlan, list[ProposedMemory]]:
-    """Plan the merges and removals and, unless `dry_run`, propose them (reviewed, receipted)."""
+    """Plan the merges and removals and, unless `dry_run`, propose them (reviewed, receipted;
+    applied as `dream.apply` says unless `apply` is False)."""
     plan = plan_sleep(cfg, now)
     if dry_run:
         return plan, []
@@ -138,5 +142,9 @@ def sleep(
         changes.append((keeper, render(merged), f"sleep: merge {names} into {keeper.id}"))
         changes += [(o, tombstone(o), f"sleep: merged into {keeper.id}") for o in others]
     changes += [(m, tombstone(m), "sleep: decayed, unpinned and never recalled") for m in plan.retire]
-    done = propose_changes(cfg, changes, review_now=review_now, model=model, now=now) if changes else []
+    done = (
+        propose_changes(cfg, changes, review_now=review_now, model=model, now=now, apply=apply)
+        if changes
+        else []
+    )
     return plan, done

@@ -184,6 +184,7 @@ class Resolution:
     rejected: str
     forgotten: bool
     commit: str | None
+    edited: str | None = None  # the note whose statement was taken out, when a memory won over it
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -207,10 +208,35 @@ def pick(conflicts: list[Conflict], ident: str, keep: str) -> tuple[Conflict, Me
     return c, kept, loser
 
 
+def without_statement(text: str, statement: str) -> str | None:
+    """`text` (a note) with `statement` taken out: its whole line when the line says only that,
+    else the sentence alone. None when the note no longer holds it."""
+    lines = text.splitlines(keepends=True)
+    for n, line in enumerate(lines):
+        if statement not in line:
+            continue
+        rest = _MARKUP.sub("", line).strip().replace(statement, "", 1).strip()
+        if not rest:
+            return "".join(lines[:n] + lines[n + 1 :])
+        cut = line.replace(statement, "", 1)
+        return "".join([*lines[:n], re.sub(r"(?<=\S)  +", " ", cut).rstrip() + "\n", *lines[n + 1 :]])
+    return None
+
+
+def rejected_id(loser: Memory) -> str:
+    """The id a rejected value is recorded under: a memory's id, or a note's path and statement
+    (one note may lose several statements, one by one)."""
+    if loser.source != "note":
+        return loser.id
+    return f"{loser.path}#" + hashlib.sha256(loser.text.encode("utf-8")).hexdigest()[:8]
+
+
 def record_rejected(store: Store, loser: Memory, kept: Memory, now: str | None = None) -> None:
     """Append the loser's value to the shared list of rejected values (once)."""
-    if any(item.get("id") == loser.id for item in rejected_values(store)):
+    ident = rejected_id(loser)
+    if any(item.get("id") == ident for item in rejected_values(store)):
         return
+    loser = loser._replace(id=ident)
     path = rejected_path(store)
     existing = path.read_text(encoding="utf-8") if path.exists() else ""
     line = json.dumps(

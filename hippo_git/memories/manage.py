@@ -117,7 +117,7 @@ def pending_memory(cfg: Config | None, ident: str) -> Memory | None:
     from hippo_git.memories.store import workspace_store
 
     prefix = ident.strip() if ident.strip().startswith("m-") else "m-" + ident.strip()
-    found = [m for m, _ in pending_memories(cfg.root, workspace_store(cfg), cfg.target_branch)]
+    found = [m for m, _, _ in pending_memories(cfg.root, workspace_store(cfg), cfg.target_branch)]
     matching = [m for m in found if m.id.startswith(prefix)]
     return matching[0] if len(matching) == 1 else None
 
@@ -178,13 +178,11 @@ def resolve(
             f"no conflict {ident!r} with a memory {keep!r} in it", hint="`git hippo conflicts` lists them"
         )
     store, c, kept, loser = chosen
-    if loser.source == "note":
-        raise HippoError(
-            f"{loser.path} is a note, not a memory: keeping {kept.id} over it means changing the note",
-            hint=f"edit {loser.path} and commit it, or keep the note: --keep {loser.path}",
-        )
-    record_rejected(store, loser, kept)
     paths = [str(rejected_path(store).relative_to(store.root))]
+    if loser.source == "note":
+        paths.append(_take_out_statement(store, loser))
+        forget_loser = False  # the note stays; only its statement goes
+    record_rejected(store, loser, kept)
     if forget_loser:
         store.path(loser.id).unlink(missing_ok=True)
         paths.append(store.rel(loser.id))
@@ -192,4 +190,42 @@ def resolve(
     from hippo_git.git.repo import run_git
 
     head = run_git(["rev-parse", "HEAD"], cwd=store.root, check=False).stdout.strip() or None
-    return Resolution(c.id, kept.id, loser.id, forget_loser, head)
+    if loser.source == "note" and store.name == "workspace":
+        from hippo_git.notes.notes_index import refresh
+
+        conn = open_index(store)
+        try:
+            refresh(conn, store.config(), paths[1:])
+        finally:
+            conn.close()
+    edited = loser.path if loser.source == "note" else None
+    return Resolution(c.id, kept.id, loser.id, forget_loser, head, edited)
+
+
+def _take_out_statement(store: Store, loser: Memory) -> str:
+    """Keeping a memory over a note: the note's contradicting statement is taken out of it (in the
+    same commit that records it as rejected). Refused while the note has uncommitted changes, so
+    the commit holds nothing but the resolution."""
+    from hippo_git.files import write_text_atomic
+    from hippo_git.git.repo import run_git
+    from hippo_git.memories.conflicts import without_statement
+
+    note = store.root / loser.path
+    if run_git(["status", "--porcelain", "--", loser.path], cwd=store.root).stdout.strip():
+        raise HippoError(
+            f"{loser.path} has uncommitted changes", hint="commit or stash them, then resolve again"
+        )
+    try:
+        text = note.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HippoError(
+            f"cannot read {loser.path}: {exc.strerror}", hint="`git hippo conflicts` again"
+        ) from exc
+    edited = without_statement(text, loser.text)
+    if edited is None:
+        raise HippoError(
+            f"{loser.path} no longer says {loser.text[:60]!r}",
+            hint="`git hippo conflicts` lists what is left",
+        )
+    write_text_atomic(note, edited)
+    return loser.path

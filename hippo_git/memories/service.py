@@ -18,6 +18,7 @@ from hippo_git.memories.store import global_store, open_index, resolve_id, works
 
 if TYPE_CHECKING:
     from hippo_git.memories.harvest import Found
+    from hippo_git.memories.record import Memory
     from hippo_git.memories.remember import Remembered
 
 
@@ -132,67 +133,17 @@ def resolve_here(cfg: Config | None, home: Path, prefix: str) -> tuple[str, str]
             conn.close()
 
 
-def keep_found(
-    cfg: Config, found: list[Found], *, source: str, dry_run: bool = False, extra_tags: tuple[str, ...] = ()
-) -> list[Remembered]:
-    """Each found item as a person's memory in the workspace (staged), unless it repeats a kept
-    or rejected one; `dry_run` only reports what would be written."""
+def memories_of(found: list[Found], *, source: str, extra_tags: tuple[str, ...] = ()) -> list[Memory]:
+    """Each item found by a pattern (capture, learn, watch-cmd) as a new memory, not written yet."""
     from hippo_git.memories.record import make_memory
-    from hippo_git.memories.remember import Remembered, check_new, remember
 
-    store = workspace_store(cfg)
-    out: list[Remembered] = []
-    seen: set[str] = set()
-    for item in found:
-        memory = make_memory(
+    return [
+        make_memory(
             item.text,
             tags=(item.kind, *extra_tags),
             confidence="inferred" if item.kind != "failure" else "observed",
             error=item.kind in ("error", "failure", "lesson"),
             source=source,
         )
-        if memory.id in seen:
-            continue
-        seen.add(memory.id)
-        if dry_run:
-            conn = open_index(store)
-            try:
-                refused = check_new(conn, store, memory)
-            finally:
-                conn.close()
-            out.append(refused or Remembered(memory, "would write", store.name, store.rel(memory.id)))
-        else:
-            out.append(remember(store, memory))
-    return out
-
-
-def capture_here(cfg: Config, text: str, *, dry_run: bool = False) -> list[Remembered]:
-    """`capture`: decisions, rules, errors and preferences in raw conversation text."""
-    from hippo_git.memories.harvest import find_in_text
-
-    return keep_found(cfg, find_in_text(text), source="capture", dry_run=dry_run)
-
-
-def learn_here(cfg: Config, repos: list[Path], days: int, *, dry_run: bool = False) -> list[Remembered]:
-    """`learn --git`: lessons from the fix, revert and bug commits of the last `days` days."""
-    from hippo_git.memories.harvest import lessons_from_git
-
-    found: list[Found] = []
-    for repo in repos or [cfg.root]:
-        if not (repo / ".git").exists():
-            raise HippoError(
-                f"not a git repository: {repo}", hint="give --repo the top folder of a repository"
-            )
-        found += lessons_from_git(repo, days)
-    return keep_found(cfg, found, source="learn:git", dry_run=dry_run, extra_tags=("git",))
-
-
-def watch_here(cfg: Config, argv: list[str], *, to_stderr: bool = False) -> tuple[int, Remembered | None]:
-    """`watch-cmd`: run the command; when it fails, remember the failure. (exit status, memory)."""
-    from hippo_git.memories.harvest import Found, failure_text, run_watched
-
-    run = run_watched(argv, Path.cwd(), to_stderr=to_stderr)
-    if run.status == 0:
-        return 0, None
-    [kept] = keep_found(cfg, [Found("failure", failure_text(run), argv[0])], source="watch-cmd")
-    return run.status, kept
+        for item in found
+    ]

@@ -1,21 +1,39 @@
+"""`python -m hippo_git` and the `git-hippo` command: what runs on every commit and every agent
+session is answered before click and the command group are even imported."""
+
 import sys
 
 
-def _run() -> None:
-    # The git-hook shims run `hook NAME` (through `_githook.py`, without `site`): answered without
-    # click (fast commits).
-    if len(sys.argv) > 2 and sys.argv[1] == "hook":
-        from hippo_git.cli.git_hook_entry import run_git_hook, with_site
+def main() -> None:
+    args = sys.argv[1:]
+    code: int | None = None
+    # The git-hook shims run `hook NAME` (through `_githook.py`, without `site`).
+    if len(args) > 1 and args[0] == "hook":
+        from hippo_git.cli.git_hook_entry import GIT_HOOKS, run_git_hook, with_site
 
-        code = run_git_hook(sys.argv[2], sys.argv[3:])
-        if code is not None:
-            sys.stdout.flush()
-            sys.exit(code)
-        with_site()  # the full command runs on click, from site-packages
-    from hippo_git.cli.main import main
+        if args[1] in GIT_HOOKS:
+            code = run_git_hook(args[1], args[2:])
+        else:
+            with_site()
+            from hippo_git.cli.fast_entry import run_agent_hook
 
-    main()
+            code = run_agent_hook(args[1])
+        if code is None:
+            with_site()  # the full command runs on click, from site-packages
+    elif args[:1] == ["context"]:
+        from hippo_git.cli.fast_entry import run_context
+
+        code = run_context(args[1:])
+    if code is not None:
+        sys.stdout.flush()
+        sys.exit(code)
+    from hippo_git.cli.main import main as full_main
+
+    full_main()
+
+
+_run = main  # the name `_githook.py` and older shims knew
 
 
 if __name__ == "__main__":
-    _run()
+    main()

@@ -15,6 +15,6 @@ if __name__ == "__main__":
     # (config, errors, git, ...) must not pass for top-level ones. The folder holding it instead.
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sys.argv[1:1] = ["hook"]
-    from hippo_git.__main__ import _run
+    from hippo_git.__main__ import main
 
-    _run()
+    main()

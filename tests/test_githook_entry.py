@@ -64,9 +64,10 @@ def test_other_hooks_turn_site_on_first(ws: Path) -> None:
     proc = _entry(ws, "post-merge")
     assert proc.returncode == 0 and "skipped" not in proc.stderr, proc.stderr[-2000:]
     assert "site" in _loaded(proc.stderr)
-    # an agent hook goes on to the full command, on click from site-packages
+    # an agent hook has site-packages at hand, and still no click
     agent = _entry(ws, "session-end", stdin="{}")
-    assert agent.returncode == 0 and "click" in _loaded(agent.stderr), agent.stderr[-2000:]
+    assert agent.returncode == 0, agent.stderr[-2000:]
+    assert "site" in _loaded(agent.stderr) and "click" not in _loaded(agent.stderr)
 
 
 def test_a_commit_through_the_installed_shim(ws: Path) -> None:

@@ -83,3 +83,27 @@ def test_worktree_top_and_pending_paths(ws: Path) -> None:
     assert PendingPaths(ws, "notes").result() == ["notes/build.md", "notes/index.md"]
     with pytest.raises(Exception, match="ls-files"):
         PendingPaths(ws / "notes", "../../elsewhere").result()
+
+
+def test_staged_changes_read_from_the_git_started_ahead(ws: Path, tmp_path: Path) -> None:
+    from hippo_git.errors import GitError
+    from hippo_git.git import early
+    from hippo_git.git.staged import staged_changes
+
+    (ws / "notes/ops.md").write_text("# Ops\n")
+    git(ws, "add", "notes/ops.md")
+    early.start(ws, early.STAGED)
+    (ws / "notes/later.md").write_text("# Later\n")
+    git(ws, "add", "notes/later.md")
+    # what git said when it was started (the staged set cannot change while a hook runs)...
+    assert staged_changes(ws) == ["notes/ops.md"]
+    # ...taken once: the next call asks git again
+    assert staged_changes(ws) == ["notes/later.md", "notes/ops.md"]
+    early.start(ws / "notes", early.STAGED)  # started elsewhere: not this question
+    assert early.take(ws, early.STAGED) is None
+    assert early.take(ws / "notes", early.STAGED) is not None
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    early.start(plain, early.STAGED)  # git fails there: the caller's own call reports it
+    with pytest.raises(GitError):
+        staged_changes(plain)

@@ -44,6 +44,10 @@ def run_git_hook(name: str, argv: list[str]) -> int | None:
         return 0
     if name not in WITHOUT_SITE:
         with_site()
+    if name == "pre-commit":
+        from hippo_git.git import early
+
+        early.start(Path.cwd(), early.STAGED)  # git lists what is staged while the check is imported
     module, _, attr = GIT_HOOKS[name].partition(":")
     try:
         fn: Callable[[Path, list[str]], tuple[int, str, str]] = getattr(importlib.import_module(module), attr)

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from hippo_git.errors import GitError, NotARepoError
+from hippo_git.git.early import STAGED, take
 from hippo_git.git.repo import run_git
 
 
@@ -23,8 +24,12 @@ def worktree_top(cwd: Path) -> Path:
 
 
 def staged_changes(root: Path) -> list[str]:
-    """Paths added, copied, modified or renamed in the index against HEAD (or all, before a first commit)."""
-    out = run_git(["diff", "--cached", "--name-only", "--diff-filter=ACMR", "-z"], cwd=root).stdout
+    """Paths added, copied, modified or renamed in the index against HEAD (or all, before a first
+    commit); read from the git started ahead (`early.start`) when there is one."""
+    early = take(root, STAGED)
+    if early is not None:
+        return [os.fsdecode(p) for p in early.split(b"\0") if p]
+    out = run_git(list(STAGED), cwd=root).stdout
     return [p for p in out.split("\0") if p]
 
 

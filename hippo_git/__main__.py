@@ -5,7 +5,21 @@ import sys
 
 
 def main() -> None:
-    args = sys.argv[1:]
+    try:
+        code = _fast(sys.argv[1:])
+    except KeyboardInterrupt:  # as the full command says it: a person stopped it, not a failure
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+    if code is not None:
+        sys.stdout.flush()
+        sys.exit(code)
+    from hippo_git.cli.main import main as full_main
+
+    full_main()
+
+
+def _fast(args: list[str]) -> int | None:
+    """The exit status when answered here, without click; None for the full command."""
     code: int | None = None
     # The git-hook shims run `hook NAME` (through `_githook.py`, without `site`).
     if len(args) > 1 and args[0] == "hook":
@@ -24,15 +38,7 @@ def main() -> None:
         from hippo_git.cli.fast_entry import run_context
 
         code = run_context(args[1:])
-    if code is not None:
-        sys.stdout.flush()
-        sys.exit(code)
-    from hippo_git.cli.main import main as full_main
-
-    full_main()
-
-
-_run = main  # the name `_githook.py` and older shims knew
+    return code
 
 
 if __name__ == "__main__":

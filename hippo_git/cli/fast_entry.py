@@ -164,9 +164,6 @@ def run_context(argv: list[str]) -> int | None:
         if exc.hint:
             echo(f"hint: {exc.hint}", err=True)
         return exc.exit_code
-    except KeyboardInterrupt:
-        echo("interrupted", err=True)
-        return 130
     except Exception:  # noqa: BLE001 - the full command reports and logs it
         return None
     try:

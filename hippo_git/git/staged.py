@@ -13,7 +13,7 @@ from hippo_git.git.repo import run_git
 
 def worktree_top(cwd: Path) -> Path:
     """The top of the working tree containing `cwd`, in one git call (`repo.discover` makes four);
-    none when `cwd` holds the `.git` entry itself (git runs its hooks there)."""
+    no call at all when `cwd` holds the `.git` entry itself (git runs its hooks there)."""
     if (cwd / ".git").exists():
         return cwd
     proc = run_git(["rev-parse", "--show-toplevel"], cwd=cwd, check=False)

@@ -1,19 +1,45 @@
+"""`python -m hippo_git` and the `git-hippo` command: what runs on every commit and every agent
+session is answered before click and the command group are even imported."""
+
 import sys
 
 
-def _run() -> None:
-    # The git-hook shim runs `python -m hippo_git hook NAME`: answered without click (fast commits).
-    if len(sys.argv) > 2 and sys.argv[1] == "hook":
-        from hippo_git.cli.git_hook_entry import run_git_hook
+def main() -> None:
+    try:
+        code = _fast(sys.argv[1:])
+    except KeyboardInterrupt:  # as the full command says it: a person stopped it, not a failure
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+    if code is not None:
+        sys.stdout.flush()
+        sys.exit(code)
+    from hippo_git.cli.main import main as full_main
 
-        code = run_git_hook(sys.argv[2], sys.argv[3:])
-        if code is not None:
-            sys.stdout.flush()
-            sys.exit(code)
-    from hippo_git.cli.main import main
+    full_main()
 
-    main()
+
+def _fast(args: list[str]) -> int | None:
+    """The exit status when answered here, without click; None for the full command."""
+    code: int | None = None
+    # The git-hook shims run `hook NAME` (through `_githook.py`, without `site`).
+    if len(args) > 1 and args[0] == "hook":
+        from hippo_git.cli.git_hook_entry import GIT_HOOKS, run_git_hook, with_site
+
+        if args[1] in GIT_HOOKS:
+            code = run_git_hook(args[1], args[2:])
+        else:
+            with_site()
+            from hippo_git.cli.fast_entry import run_agent_hook
+
+            code = run_agent_hook(args[1])
+        if code is None:
+            with_site()  # the full command runs on click, from site-packages
+    elif args[:1] == ["context"]:
+        from hippo_git.cli.fast_entry import run_context
+
+        code = run_context(args[1:])
+    return code
 
 
 if __name__ == "__main__":
-    _run()
+    main()

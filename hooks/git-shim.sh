@@ -1,5 +1,5 @@
 #!/bin/sh
-# hippo-git managed hook (shim v1): installed by `git hippo init`, removed by `git hippo hooks uninstall`.
+# hippo-git managed hook (shim v2): installed by `git hippo init`, removed by `git hippo hooks uninstall`.
 # A hook that was here before hippo is kept beside this one as "<hook>.legacy" and runs first.
 hook=@HOOK@
 legacy="$0.legacy"
@@ -7,7 +7,10 @@ if [ -x "$legacy" ]; then
     "$legacy" "$@" || exit $?
 fi
 py=@PYTHON@
-if [ -x "$py" ] && [ -d @PKGDIR@ ]; then
+if [ -x "$py" ] && [ -f @PKGDIR@/_githook.py ]; then
+    # -S: python starts without site (a third of its start-up); _githook.py finds the package.
+    exec "$py" -S @PKGDIR@/_githook.py "$hook" "$@"
+elif [ -x "$py" ] && [ -d @PKGDIR@ ]; then
     exec "$py" -m hippo_git hook "$hook" "$@"
 elif command -v git-hippo >/dev/null 2>&1; then
     exec git-hippo hook "$hook" "$@"

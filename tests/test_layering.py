@@ -11,7 +11,7 @@ ORDER = [
     "cli", "web", "team", "agents", "capture", "dream", "memories", "notes", "signals", "index", "transcripts", "git",
 ]  # fmt: skip
 SHARED = {"config", "errors", "files", "__init__"}  # serve every package
-ENTRY = {"__main__"}  # `python -m hippo_git` runs the CLI
+ENTRY = {"__main__", "_githook"}  # `python -m hippo_git`, `git-hippo` and the git-hook shims start here
 GIT_LIBS = {"pygit2", "git"}
 
 

@@ -21,6 +21,19 @@ GIT_HOOKS: dict[str, str] = {
 }
 
 
+# Hooks whose check needs nothing beyond the standard library: they run without `site` (-S).
+WITHOUT_SITE = frozenset({"pre-commit"})
+
+
+def with_site() -> None:
+    """Turn on what python's `site` does at start (site-packages, `.pth` files) when the shim
+    started python without it (`hippo_git/_githook.py`): the full command needs click."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
+
+
 def run_git_hook(name: str, argv: list[str]) -> int | None:
     """The exit status of git hook `name`, or None when the full command must handle the call."""
     from hippo_git.errors import HippoError
@@ -29,6 +42,12 @@ def run_git_hook(name: str, argv: list[str]) -> int | None:
         return None
     if os.environ.get("HIPPO_INTERNAL"):
         return 0
+    if name not in WITHOUT_SITE:
+        with_site()
+    if name == "pre-commit":
+        from hippo_git.git import early
+
+        early.start(Path.cwd(), early.STAGED)  # git lists what is staged while the check is imported
     module, _, attr = GIT_HOOKS[name].partition(":")
     try:
         fn: Callable[[Path, list[str]], tuple[int, str, str]] = getattr(importlib.import_module(module), attr)

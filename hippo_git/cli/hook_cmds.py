@@ -15,10 +15,9 @@ from pathlib import Path
 
 import click
 
+from hippo_git.cli.fast_entry import agent_hook
+from hippo_git.cli.fast_entry import neutral_output as neutral_output
 from hippo_git.cli.git_hook_entry import GIT_HOOKS
-
-# Agent hooks: function(event: str, payload_text: str, cwd: Path) -> (exit, stdout, stderr)
-AGENT_HOOK_HANDLER = "hippo_git.agents.hooks:handle"
 
 HookFn = Callable[..., tuple[int, str, str]]
 
@@ -27,33 +26,6 @@ def _resolve(target: str) -> HookFn:
     module, _, attr = target.partition(":")
     fn: HookFn = getattr(importlib.import_module(module), attr)
     return fn
-
-
-def neutral_output(name: str) -> str:
-    """What agent hook NAME prints when it has nothing to say, known without importing the handler
-    (which may be what failed): Gemini and Cursor read JSON on stdout, always."""
-    if name == "cursor-prompt":
-        return '{"continue": true}'
-    return "{}" if name.startswith(("gemini-", "cursor-")) else ""
-
-
-def _read_payload() -> str:
-    """stdin as text; a byte that is not UTF-8 becomes U+FFFD rather than an error."""
-    stdin = sys.stdin
-    if stdin is None or stdin.isatty():
-        return ""
-    buffer = getattr(stdin, "buffer", None)
-    return buffer.read().decode("utf-8", errors="replace") if buffer is not None else stdin.read()
-
-
-def _log_quietly(exc: BaseException) -> None:
-    """Log for the person; a failure to log (an unusable $HIPPO_HOME) must not escape either."""
-    try:
-        from hippo_git.cli.main import _log_unexpected
-
-        _log_unexpected(exc)
-    except BaseException:  # nothing may leave the safety net
-        pass
 
 
 @click.command(
@@ -71,13 +43,7 @@ def hook_cmd(name: str, argv: tuple[str, ...]) -> None:
     if name in GIT_HOOKS:
         code, out, err = _resolve(GIT_HOOKS[name])(cwd, list(argv))
     else:
-        try:
-            code, out, err = _resolve(AGENT_HOOK_HANDLER)(name, _read_payload(), cwd)
-        except (Exception, SystemExit) as exc:  # the last resort: an agent hook never fails the agent
-            # (not even by SystemExit: exit 2 would block the agent's prompt in Claude Code). Ctrl-C
-            # still ends it with 130: that is a person stopping it, not a failure.
-            _log_quietly(exc)
-            code, out, err = 0, neutral_output(name), ""
+        code, out, err = agent_hook(name)  # never fails the agent (`fast_entry.agent_hook`)
     if out:
         click.echo(out, nl=not out.endswith("\n"))
     if err:

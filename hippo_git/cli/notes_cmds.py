@@ -136,18 +136,10 @@ def context_cmd(
     task: str | None, budget: int | None, claude_hook: bool, as_json: bool, fmt: str | None, framing: str
 ) -> None:
     """Print the context block an agent gets at session start (with the memories relevant to --task)."""
-    from hippo_git.memories.framing import context_extra
-    from hippo_git.notes.context import build_context
+    from hippo_git.cli.fast_entry import context_output
 
-    claude_hook = claude_hook or fmt == "claude-hook"
-    cfg = load_config()
-    block = build_context(cfg, task, budget, for_claude_hook=claude_hook, extra=context_extra(cfg, framing))
-    if as_json or fmt == "json":
-        emit_json(block.as_dict())
-    elif claude_hook:
-        click.echo(block.claude_hook())
-    else:
-        click.echo(block.text, nl=not block.text.endswith("\n"))
+    # the same as the click-free way in (`python -m hippo_git context ...`), which comes first
+    click.echo(context_output(task, budget, claude_hook, as_json, fmt, framing), nl=False)
 
 
 @click.command("brief")

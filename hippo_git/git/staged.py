@@ -6,12 +6,16 @@ import os
 import subprocess
 from pathlib import Path
 
-from hippo_git.errors import NotARepoError
+from hippo_git.errors import GitError, NotARepoError
+from hippo_git.git.early import STAGED, take
 from hippo_git.git.repo import run_git
 
 
 def worktree_top(cwd: Path) -> Path:
-    """The top of the working tree containing `cwd`, in one git call (`repo.discover` makes four)."""
+    """The top of the working tree containing `cwd`, in one git call (`repo.discover` makes four);
+    no call at all when `cwd` holds the `.git` entry itself (git runs its hooks there)."""
+    if (cwd / ".git").exists():
+        return cwd
     proc = run_git(["rev-parse", "--show-toplevel"], cwd=cwd, check=False)
     top = proc.stdout.strip()
     if proc.returncode != 0 or not top:
@@ -20,8 +24,12 @@ def worktree_top(cwd: Path) -> Path:
 
 
 def staged_changes(root: Path) -> list[str]:
-    """Paths added, copied, modified or renamed in the index against HEAD (or all, before a first commit)."""
-    out = run_git(["diff", "--cached", "--name-only", "--diff-filter=ACMR", "-z"], cwd=root).stdout
+    """Paths added, copied, modified or renamed in the index against HEAD (or all, before a first
+    commit); read from the git started ahead (`early.start`) when there is one."""
+    early = take(root, STAGED)
+    if early is not None:
+        return [os.fsdecode(p) for p in early.split(b"\0") if p]
+    out = run_git(list(STAGED), cwd=root).stdout
     return [p for p in out.split("\0") if p]
 
 
@@ -29,6 +37,25 @@ def index_paths(root: Path, under: str) -> list[str]:
     """Every path in the index under folder `under` (what the commit will contain)."""
     out = run_git(["ls-files", "-z", "--", under], cwd=root).stdout
     return [p for p in out.split("\0") if p]
+
+
+class PendingPaths:
+    """`index_paths` started now and read later, so git lists the paths while Python works."""
+
+    def __init__(self, root: Path, under: str) -> None:
+        self._proc = subprocess.Popen(
+            ["git", "-c", "core.hooksPath=/dev/null", "ls-files", "-z", "--", under],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def result(self) -> list[str]:
+        out, err = self._proc.communicate()
+        if self._proc.returncode != 0:
+            said = err.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git ls-files failed: {said[-1] if said else self._proc.returncode}")
+        return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
 def staged_blobs(root: Path, paths: list[str]) -> dict[str, bytes]:

@@ -221,20 +221,23 @@ def build_context(
     records = declared.recent_records(cfg.root, limit=max(RECENT_SESSIONS, HANDOFF_SESSIONS))
     handoff_targets = [t for r in records if r.get("handoff") for t in link_targets(str(r["handoff"]))]
 
-    conn = notes_index.open_notes_index(cfg)
-    try:
-        complete = notes_index.refresh(conn, cfg, deadline=deadline).complete
-        # Lint counts over a half-built index would be wrong; on a deadline (an agent hook) only
-        # cached ones are used: linting thousands of notes is for the background to do.
-        counts = _lint_counts(cfg, conn, cached_only=deadline is not None) if complete else {}
-        relevant = _relevant_parts(cfg, conn, task, entry_text, required_texts, handoff_targets, shown)
-    finally:
-        conn.close()
+    # The memories (`extra`) are found through the same notes index: one look at the files serves both.
+    with notes_index.one_look():
+        conn = notes_index.open_notes_index(cfg)
+        try:
+            complete = notes_index.refresh(conn, cfg, deadline=deadline).complete
+            # Lint counts over a half-built index would be wrong; on a deadline (an agent hook) only
+            # cached ones are used: linting thousands of notes is for the background to do.
+            counts = _lint_counts(cfg, conn, cached_only=deadline is not None) if complete else {}
+            relevant = _relevant_parts(cfg, conn, task, entry_text, required_texts, handoff_targets, shown)
+        finally:
+            conn.close()
+        more = extra(task) if extra is not None else []
 
     optional = [
         _session_part(head.branch, head.detached, records[:RECENT_SESSIONS]),
         *([_lint_part(counts)] if counts else []),
-        *(extra(task) if extra is not None else []),
+        *more,
         *relevant,
     ]
     parts, left, text = fit(required, optional, budget, degrade=degrade)

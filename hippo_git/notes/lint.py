@@ -160,8 +160,52 @@ def lint_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
     if cached is not None:
         counts: dict[str, int] = json.loads(cached)
         return counts
-    counts = lint_notes_list(
-        notes_index.all_notes(conn, front=False), cfg, notes_index.resolver(conn)
-    ).counts()
+    counts = index_counts(cfg, conn)
     notes_index.set_meta(conn, key, json.dumps(counts))
+    return counts
+
+
+def index_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
+    """`lint_notes_list(...).counts()` over the indexed notes, counted straight from the rows: no
+    note, issue or message is built (after notes changed, a plain `context` pays for this)."""
+    resolver = notes_index.resolver(conn)
+    cache: dict[str, tuple[str, str | None]] = {}
+    broken = ambiguous = front = oversized = 0
+    linked: set[str] = set()  # notes with a link in or out (a link to itself does not count)
+    sizes: dict[str, int] = {}
+    by_title: dict[str, int] = {}
+    for path, title, size, front_error, links in conn.execute(
+        "SELECT path, title, size, front_error, links FROM notes"
+    ):
+        sizes[path] = size
+        front += bool(front_error)
+        oversized += size > cfg.notes_max_bytes
+        key = normalise(title)
+        by_title[key] = by_title.get(key, 0) + 1
+        for target, _, _ in json.loads(links):
+            found = cache.get(target)
+            if found is None:
+                res = resolver.resolve(target)
+                found = cache[target] = (res.status, res.path)
+            if found[0] == "broken":
+                broken += 1
+            elif found[0] == "ambiguous":
+                ambiguous += 1
+            elif found[1] is not None and found[1] != path:
+                linked.add(path)
+                linked.add(found[1])
+    entry = f"{cfg.notes_dir}/{cfg.context.entry}"
+    memories = f"{cfg.notes_dir}/memories/"
+    counts = {kind: 0 for kind in (*ERROR_KINDS, *WARNING_KINDS)}
+    counts |= {"broken_link": broken, "ambiguous_link": ambiguous, "front_matter": front}
+    counts["oversized"] = oversized
+    counts["orphan"] = sum(1 for p in sizes if p not in linked and p != entry and not p.startswith(memories))
+    counts["duplicate_title"] = sum(n for n in by_title.values() if n > 1)
+    counts["missing_context_note"] = sum(
+        1 for rel in (cfg.context.entry, *cfg.context.required) if f"{cfg.notes_dir}/{rel}" not in sizes
+    )
+    counts["context_budget"] = int(context_budget_issue(cfg, sizes) is not None)
+    counts["errors"] = sum(counts[k] for k in ERROR_KINDS)
+    counts["warnings"] = sum(counts[k] for k in WARNING_KINDS)
+    counts["notes"] = len(sizes)
     return counts

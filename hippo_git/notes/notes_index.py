@@ -14,7 +14,8 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import NamedTuple
 
@@ -117,31 +118,43 @@ def open_notes_index(cfg: Config) -> sqlite3.Connection:
 
 
 def _walk(folder: Path, root: Path) -> dict[str, tuple[int, int]]:
-    """Repo-relative path → (size, mtime_ns) of every visible `.md` file under `folder`."""
+    """Repo-relative path → (size, mtime_ns) of every visible `.md` file under `folder`.
+
+    Each folder is listed through its descriptor, so each note's `stat` looks up one name, not
+    the whole path again (one `stat` per note is most of what a refresh costs)."""
     found: dict[str, tuple[int, int]] = {}
-    root_len = len(str(root)) + 1
+    top = str(folder)
     inside = os.path.realpath(folder) + os.sep  # a linked note must not lead out of the notes
-    stack = [str(folder)]
+    base = top[len(str(root)) + 1 :].replace(os.sep, "/")
+    stack = [(top, base + "/" if base else "")]
     while stack:
-        current = stack.pop()
+        current, rel = stack.pop()
         try:
-            entries = os.scandir(current)
+            fd = os.open(current, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             continue
-        with entries:
-            for entry in entries:
-                if entry.name.startswith("."):
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    elif entry.name.endswith(".md") and entry.is_file():
-                        if entry.is_symlink() and not os.path.realpath(entry.path).startswith(inside):
-                            continue
-                        st = entry.stat()
-                        found[entry.path[root_len:].replace(os.sep, "/")] = (st.st_size, st.st_mtime_ns)
-                except OSError:
-                    continue
+        try:
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append((os.path.join(current, name), f"{rel}{name}/"))
+                        elif name.endswith(".md") and entry.is_file():
+                            if entry.is_symlink() and not os.path.realpath(
+                                os.path.join(current, name)
+                            ).startswith(inside):
+                                continue
+                            st = entry.stat()
+                            found[rel + name] = (st.st_size, st.st_mtime_ns)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
     return found
 
 
@@ -195,6 +208,29 @@ def _manifest(on_disk: dict[str, tuple[int, int]]) -> str:
     return "\n".join(f"{p}\t{s}\t{m}" for p, (s, m) in on_disk.items())
 
 
+# Index files whose full refresh already ran inside the current `one_look()` block.
+_LOOKED: ContextVar[dict[str, int] | None] = ContextVar("hippo_notes_looked", default=None)
+
+
+@contextlib.contextmanager
+def one_look() -> Iterator[None]:
+    """Inside this block a full refresh of an index that one already brought up to date is not
+    repeated: one command (context with its memories, recall over notes and memories) looks at
+    the 5,000 note files once, not once per reader of the index. Only for the span of one
+    answer: a long-running process (MCP server, web) must see later edits."""
+    token = _LOOKED.set({})
+    try:
+        yield
+    finally:
+        _LOOKED.reset(token)
+
+
+def _looked_key(conn: sqlite3.Connection, cfg: Config) -> str | None:
+    """The index file and the notes it mirrors; None for an in-memory index (each is new)."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return f"{row[2]}\0{cfg.root}\0{cfg.notes_dir}" if row and row[2] else None
+
+
 def refresh(
     conn: sqlite3.Connection,
     cfg: Config,
@@ -212,6 +248,19 @@ def refresh(
     Past it, the notes read so far are stored and the result says `complete=False`; the next
     refresh goes on from there. A writer busy elsewhere is not waited for past it either.
     """
+    looked = _LOOKED.get() if paths is None else None
+    key = _looked_key(conn, cfg) if looked is not None else None
+    if looked is not None and key is not None and key in looked:
+        return RefreshResult((), (), looked[key])
+    result = _refresh(conn, cfg, paths, deadline)
+    if looked is not None and key is not None and result.complete:
+        looked[key] = result.total
+    return result
+
+
+def _refresh(
+    conn: sqlite3.Connection, cfg: Config, paths: Iterable[str] | None, deadline: float | None
+) -> RefreshResult:
     manifest = None
     if paths is None:
         on_disk = _walk(cfg.notes_path, cfg.root)

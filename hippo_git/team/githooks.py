@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 
 from hippo_git.config import load_config
 from hippo_git.git.repo import discover
-from hippo_git.git.staged import index_paths, staged_blobs, staged_changes, title_lines, worktree_top
+from hippo_git.git.staged import (
+    PendingPaths,
+    index_paths,
+    staged_blobs,
+    staged_changes,
+    title_lines,
+    worktree_top,
+)
 
 if TYPE_CHECKING:
     from hippo_git.notes.parse import Link, Note
@@ -42,6 +49,8 @@ def check_staged(root: Path) -> tuple[list[str], list[str]]:
         errors += [f"hippo: {p} is a per-person file and must not be committed" for p in private]
         errors.append("hippo: unstage with: git rm --cached " + " ".join(private))
     note_paths = [p for p in staged if p.startswith(notes_dir + "/") and p.endswith(".md")]
+    # git lists the notes being committed while the staged ones are read and checked here
+    known = PendingPaths(root, notes_dir) if note_paths else None
     notes = []
     for path, blob in staged_blobs(root, note_paths).items():
         text = blob.decode("utf-8", errors="replace")
@@ -53,12 +62,14 @@ def check_staged(root: Path) -> tuple[list[str], list[str]]:
         notes.append(note)
     warnings = [
         f"hippo: warning: {note.path}:{link.line}: {status} link [[{link.target}]]"
-        for note, link, status in link_problems(root, notes, notes_dir)
+        for note, link, status in link_problems(root, notes, notes_dir, known)
     ]
     return errors, warnings
 
 
-def link_problems(root: Path, notes: list[Note], notes_dir: str) -> list[tuple[Note, Link, str]]:
+def link_problems(
+    root: Path, notes: list[Note], notes_dir: str, known: PendingPaths | None = None
+) -> list[tuple[Note, Link, str]]:
     """(note, link, "broken" | "ambiguous") for each link of the staged `notes` that does not resolve
     in the tree being committed.
 
@@ -68,17 +79,18 @@ def link_problems(root: Path, notes: list[Note], notes_dir: str) -> list[tuple[N
     """
     from hippo_git.notes.graph import Resolver
 
+    indexed = known.result() if known is not None else None  # always reaped, even when unused
     if not notes:
         return []
     # Only a note whose file name reads like a target's last part can be found by path or name: the
     # resolver is built from those (a fraction of 5,000 paths), which gives the same answers.
     wanted = {_squash(t.strip().lstrip("/").removesuffix(".md").rsplit("/", 1)[-1]) for t in _targets(notes)}
-    known = [
+    candidates = [
         p
-        for p in index_paths(root, notes_dir)
+        for p in (indexed if indexed is not None else index_paths(root, notes_dir))
         if p.endswith(".md") and _squash(p.rsplit("/", 1)[-1].removesuffix(".md")) in wanted
     ]
-    resolver = Resolver([*notes, *known], notes_dir)
+    resolver = Resolver([*notes, *candidates], notes_dir)
     found = [(note, link, resolver.resolve(link.target).status) for note in notes for link in note.links]
     missing = sorted({link.target for _, link, status in found if status == "broken"})
     titled = _titled_notes(root, missing, notes_dir, {n.path for n in notes}) if missing else []

@@ -1,0 +1,67 @@
+"""What makes `doctor` cheap must not make it wrong: the index's integrity verdict is reused only
+while the file is unchanged, and a damaged index is red however it was checked before."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from hippo_git.index import db
+from hippo_git.team.doctor import run_doctor
+from hippo_git.team.doctor_data import INTEGRITY_FILE
+from tests.conftest import run_cli
+
+
+def _integrity(root: Path) -> tuple[str, str]:
+    check = next(c for c in run_doctor(root, probe=False).checks if c.name == "index integrity")
+    return check.status, check.saw
+
+
+def _index(home: Path, sessions: int) -> Path:
+    path = home / "index.sqlite"
+    conn = db.connect(path)
+    with conn:
+        for i in range(sessions):
+            conn.execute(
+                "INSERT INTO sessions(id, harness, cwd, title, started, ended, turns) VALUES (?,?,?,?,?,?,?)",
+                (f"s{i:05d}", "claude-code", "/w", "t" * 200, "2026-01-01T10:00:00", None, 0),
+            )
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return path
+
+
+def test_integrity_verdict_is_reused_only_while_the_index_is_unchanged(repo: Path) -> None:
+    assert run_cli(["init"], repo).returncode == 0
+    home = Path(os.environ["HIPPO_HOME"])
+    path = _index(home, 50)
+    status, saw = _integrity(repo)
+    assert status == "green" and "unchanged since" not in saw and "50 session(s)" in saw
+    assert json.loads((home / INTEGRITY_FILE).read_text())["verdict"] == "ok"
+    status, saw = _integrity(repo)
+    assert status == "green" and "file unchanged since" in saw
+
+    _index(home, 0)  # no rows, but a write: the file's mtime moves
+    conn = db.connect(path)
+    with conn:
+        conn.execute("DELETE FROM sessions WHERE id = 's00000'")
+    conn.close()
+    status, saw = _integrity(repo)
+    assert status == "green" and "unchanged since" not in saw and "49 session(s)" in saw
+
+
+def test_a_damaged_index_is_red_even_after_an_ok(repo: Path) -> None:
+    assert run_cli(["init"], repo).returncode == 0
+    home = Path(os.environ["HIPPO_HOME"])
+    path = _index(home, 3000)
+    assert _integrity(repo)[0] == "green"
+    data = bytearray(path.read_bytes())
+    page = 4096
+    for n in range(len(data) // page - 6, len(data) // page):  # the last pages: rows, not the schema
+        data[n * page + 8 : n * page + 40] = b"\xff" * 32
+    path.write_bytes(bytes(data))
+    damaged = next(c for c in run_doctor(repo, probe=False).checks if c.name == "index integrity")
+    assert damaged.status == "red" and damaged.saw.startswith("quick_check: "), damaged
+    assert "ingest --full" in damaged.fix
+    assert json.loads((home / INTEGRITY_FILE).read_text())["verdict"] == "ok"  # the old key, unused

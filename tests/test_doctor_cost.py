@@ -10,7 +10,7 @@ from pathlib import Path
 from hippo_git.index import db
 from hippo_git.team.doctor import run_doctor
 from hippo_git.team.doctor_data import INTEGRITY_FILE
-from tests.conftest import run_cli
+from tests.conftest import git, run_cli
 
 
 def _integrity(root: Path) -> tuple[str, str]:
@@ -65,3 +65,49 @@ def test_a_damaged_index_is_red_even_after_an_ok(repo: Path) -> None:
     assert damaged.status == "red" and damaged.saw.startswith("quick_check: "), damaged
     assert "ingest --full" in damaged.fix
     assert json.loads((home / INTEGRITY_FILE).read_text())["verdict"] == "ok"  # the old key, unused
+
+
+def test_prefetched_diff_facts_equal_the_ones_read_one_by_one(repo: Path) -> None:
+    """Paths, patch-ids and blobs from the batched `git diff-tree` are exactly libgit2's, for an
+    edit, an add, a delete, a binary file, an executable, unicode and a name git must quote."""
+    from hippo_git.git.objects import PREFETCH_MIN, GitStore
+
+    steps: list[tuple[str, bytes | None]] = [
+        ("notes/a.md", b"# A\n\nfirst\n"),
+        ("notes/a.md", b"# A\n\nfirst\nsecond\n"),
+        ("notes/caf\u00e9.md", "# caf\u00e9\n".encode()),
+        ('notes/say "hi"\tnow.md', b"quoted\n"),
+        ("notes/blob.bin", bytes(range(256)) * 4),
+        ("notes/blob.bin", bytes(range(255, -1, -1)) * 4),
+        ("notes/run.sh", b"#!/bin/sh\necho hi\n"),
+        ("notes/a.md", None),
+        ("notes/b.md", b"no trailing newline"),
+        ("notes/b.md", b"no trailing newline, still"),
+    ]
+    for path, data in steps:
+        target = repo / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if data is None:
+            target.unlink()
+        else:
+            target.write_bytes(data)
+            if path.endswith(".sh"):
+                target.chmod(0o755)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"change {path}")
+    commits = git(repo, "rev-list", f"-{len(steps)}", "HEAD").split()
+    assert len(commits) >= PREFETCH_MIN
+
+    def facts(store: GitStore) -> list[tuple[object, ...]]:
+        out: list[tuple[object, ...]] = []
+        for sha in commits:
+            paths = store.changed_paths(sha)
+            parent = store.commit_info(sha).parents[0]
+            blobs = [(store.blob_at(parent, p), store.blob_at(sha, p)) for p in paths]
+            out.append((sha, paths, store.patch_id(sha), blobs))
+        return out
+
+    batched = GitStore(repo)
+    batched.prefetch_diffs(commits)
+    assert batched._paths and batched._patch_ids and batched._blobs  # the batch did the work
+    assert facts(batched) == facts(GitStore(repo))

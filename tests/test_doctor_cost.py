@@ -111,3 +111,29 @@ def test_prefetched_diff_facts_equal_the_ones_read_one_by_one(repo: Path) -> Non
     batched.prefetch_diffs(commits)
     assert batched._paths and batched._patch_ids and batched._blobs  # the batch did the work
     assert facts(batched) == facts(GitStore(repo))
+
+
+def test_the_doctor_page_shows_its_last_report_and_refreshes_it_in_the_background(repo: Path) -> None:
+    import threading
+
+    from hippo_git.web.doctor_view import FRESH_SECONDS, DoctorView, age_text
+
+    assert run_cli(["init"], repo).returncode == 0
+    view = DoctorView(repo)
+    first, computed, refreshing = view.current()  # the first visit waits for it
+    assert first.checks and not refreshing
+    assert view.current() == (first, computed, False)  # a fresh report is shown as it is
+    view.computed = computed - FRESH_SECONDS - 1  # as if a minute had passed
+    old, shown, refreshing = view.current()
+    assert old is first and shown == computed - FRESH_SECONDS - 1 and refreshing
+    assert "UTC, 6" in age_text(shown) or "min ago" in age_text(shown)  # the page says how old
+    for thread in threading.enumerate():
+        if thread.name == "hippo-doctor":
+            thread.join(timeout=60)
+    newer, later, refreshing = view.current()
+    assert newer is not first and later > shown and not refreshing
+    (repo / ".hippo" / "hippo.toml").write_text("not = [valid\n")
+    view.invalidate()  # an action changed the workspace: the next visit computes afresh
+    broken, _, _ = view.current()
+    assert not broken.ok and any(c.name == "hippo.toml" and c.status == "red" for c in broken.checks)
+    assert view.current(fresh=True)[0] is not broken  # "check again now"

@@ -240,6 +240,8 @@ def test_click_through_a_run_apply_it_revert_a_change_keep_a_lesson(
         repo, "for-each-ref", "--format=%(refname:lstrip=4)", "refs/heads/hippo/proposals"
     ).splitlines()[-1]
     before = git(repo, "rev-parse", "main")
+    waiting = f"hippo/proposals/{run}: "
+    assert waiting in w.visit("/doctor").inner_text("main")  # doctor sees the unapplied run
     page = w.visit("/runs")
     page.click(f"text={run}")
     page.click("#apply")
@@ -248,6 +250,7 @@ def test_click_through_a_run_apply_it_revert_a_change_keep_a_lesson(
     page.click("#confirm")
     assert " applied" in page.inner_text("#result")
     assert git(repo, "rev-parse", "main") != before
+    assert waiting not in w.visit("/doctor").inner_text("main")  # the action dropped the old report
     page = w.visit(f"/runs/{run}")
     page.click("a.revert >> nth=-1")  # the newest applied change
     page.click("#confirm")

@@ -180,6 +180,8 @@ class Watch:
         self.context = browser.new_context()
         self.page = self.context.new_page()
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.errors: list[str] = []  # the console's: a missing resource (even the icon) shows here
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.goto(server.url)  # sets the cookie, then drops the token from the address
 
     def visit(self, path: str) -> Any:
@@ -222,7 +224,7 @@ def test_the_pages_render_and_hostile_text_stays_inert(
             full_page=True,
         )
         assert w.injected() == 0, path
-    assert w.dialogs == []
+    assert w.dialogs == [] and w.errors == []
     text = w.visit("/notes/notes/hostile.md").inner_text("main")
     assert "<script>alert(1)</script>" in text  # shown as text, not run
     session = w.visit("/sessions/hostile-session").inner_text("main")
@@ -244,6 +246,7 @@ def test_click_through_a_run_apply_it_revert_a_change_keep_a_lesson(
     assert waiting in w.visit("/doctor").inner_text("main")  # doctor sees the unapplied run
     page = w.visit("/runs")
     page.click(f"text={run}")
+    assert "apply the " in page.inner_text("#apply")
     page.click("#apply")
     assert "Are you sure?" in page.inner_text("main")
     assert git(repo, "rev-parse", "main") == before  # nothing happens before the confirmation
@@ -252,6 +255,7 @@ def test_click_through_a_run_apply_it_revert_a_change_keep_a_lesson(
     assert git(repo, "rev-parse", "main") != before
     assert waiting not in w.visit("/doctor").inner_text("main")  # the action dropped the old report
     page = w.visit(f"/runs/{run}")
+    assert page.locator("#apply").count() == 0  # nothing left to apply: no button
     page.click("a.revert >> nth=-1")  # the newest applied change
     page.click("#confirm")
     assert page.inner_text("#result").startswith("reverted ")

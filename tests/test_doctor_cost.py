@@ -137,3 +137,22 @@ def test_the_doctor_page_shows_its_last_report_and_refreshes_it_in_the_backgroun
     broken, _, _ = view.current()
     assert not broken.ok and any(c.name == "hippo.toml" and c.status == "red" for c in broken.checks)
     assert view.current(fresh=True)[0] is not broken  # "check again now"
+
+
+def test_the_kept_notes_lint_follows_the_notes(repo: Path) -> None:
+    """Doctor's lint summary is kept in the notes index until a note changes, and no longer."""
+    assert run_cli(["init"], repo).returncode == 0
+
+    def lint() -> tuple[str, str]:
+        check = next(c for c in run_doctor(repo, probe=False).checks if c.name == "notes lint")
+        return check.status, check.saw
+
+    assert lint()[0] == "green"
+    assert lint()[0] == "green"  # from the kept summary
+    bad = repo / "notes" / "bad.md"
+    bad.write_text("---\ntitle: [oops\n---\n# Bad\n")
+    status, saw = lint()
+    assert status == "red" and "notes/bad.md" in saw
+    assert lint() == (status, saw)
+    bad.unlink()
+    assert lint()[0] == "green"

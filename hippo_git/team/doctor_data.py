@@ -23,21 +23,47 @@ INTEGRITY_FILE = "index.checked.json"  # in HIPPO_HOME, beside the index
 def check_notes(ctx: Context) -> list[Check]:
     if ctx.cfg is None:
         return [Check("notes lint", NA, "hippo.toml is not valid")]
-    from hippo_git.notes.lint import lint_notes
-
-    report = lint_notes(ctx.cfg)
-    errors = [i for i in report.issues if i.severity == "error"]
-    checks = [Check("notes lint", GREEN, f"no errors ({len(report.issues) - len(errors)} warning(s))")]
+    summary = _lint_summary(ctx.cfg)
+    errors, warnings = summary["errors"], summary["warnings"]
+    checks = [Check("notes lint", GREEN, f"no errors ({warnings} warning(s))")]
     if errors:
-        first = errors[0]
-        saw = f"{len(errors)} error(s), e.g. {first.path}: {first.message}"
+        saw = f"{errors} error(s), e.g. {summary['first']}"
         checks = [Check("notes lint", RED, saw, "git hippo notes lint")]
-    for issue in (i for i in report.issues if i.kind == "context_budget"):
+    for path, message in summary["budget"]:
         # said while there is still room; red once agents get the notes shortened
-        past = "past context.budget_bytes" in issue.message
-        fix = f"shorten {issue.path} or raise context.budget_bytes in .hippo/hippo.toml"
-        checks.append(Check("context size", RED if past else GREEN, issue.message, fix if past else ""))
+        past = "past context.budget_bytes" in message
+        fix = f"shorten {path} or raise context.budget_bytes in .hippo/hippo.toml"
+        checks.append(Check("context size", RED if past else GREEN, message, fix if past else ""))
     return checks
+
+
+def _lint_summary(cfg: Any) -> dict[str, Any]:
+    """What doctor says of the notes' lint, kept in the notes index beside the context block's lint
+    counts: its refresh drops both when any note changes (lint reads nothing but the notes and
+    these settings), so a doctor over 5,000 unchanged notes does not lint them again."""
+    from hippo_git.notes import notes_index
+    from hippo_git.notes.lint import lint_notes_list
+
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        key = "lint:doctor:" + json.dumps([notes_index.lint_cache_key(cfg), cfg.context.budget_bytes])
+        kept = notes_index.get_meta(conn, key)
+        if kept is not None:
+            summary: dict[str, Any] = json.loads(kept)
+            return summary
+        report = lint_notes_list(notes_index.all_notes(conn), cfg, notes_index.resolver(conn))
+        errors = [i for i in report.issues if i.severity == "error"]
+        summary = {
+            "errors": len(errors),
+            "warnings": len(report.issues) - len(errors),
+            "first": f"{errors[0].path}: {errors[0].message}" if errors else "",
+            "budget": [[i.path, i.message] for i in report.issues if i.kind == "context_budget"],
+        }
+        notes_index.set_meta(conn, key, json.dumps(summary))
+        return summary
+    finally:
+        conn.close()
 
 
 def check_index(ctx: Context) -> list[Check]:

@@ -47,7 +47,10 @@ def _lint_summary(cfg: Any) -> dict[str, Any]:
     conn = notes_index.open_notes_index(cfg)
     try:
         notes_index.refresh(conn, cfg)
-        key = "lint:doctor:" + json.dumps([notes_index.lint_cache_key(cfg), cfg.context.budget_bytes])
+        from hippo_git import __version__  # a newer lint may say more of the same notes
+
+        settings = [notes_index.lint_cache_key(cfg), cfg.context.budget_bytes, __version__]
+        key = "lint:doctor:" + json.dumps(settings)
         kept = notes_index.get_meta(conn, key)
         if kept is not None:
             summary: dict[str, Any] = json.loads(kept)

@@ -285,6 +285,16 @@ def test_cached_pages_follow_the_files_they_show(site: tuple[Server, Path]) -> N
         assert "notes/fresh-note.md" in index_page  # linked from: the graph was rebuilt
     finally:
         (repo / "notes" / "fresh-note.md").unlink()
+    (repo / "notes" / "asks.md").write_text("# Asks\n\nSee [[later-note]].\n")
+    (repo / "notes" / "later-note.md").unlink(missing_ok=True)
+    try:
+        assert "later-note (broken)" in opener.open(f"{base}/notes/notes/asks.md").read().decode()
+        (repo / "notes" / "later-note.md").write_text("# Later\n")
+        page = opener.open(f"{base}/notes/notes/asks.md").read().decode()
+        assert 'href="/notes/notes/later-note.md"' in page  # the kept link resolver was rebuilt
+    finally:
+        (repo / "notes" / "asks.md").unlink()
+        (repo / "notes" / "later-note.md").unlink(missing_ok=True)
 
 
 def test_resolve_a_conflict_and_forget_a_memory(site: tuple[Server, Path], browser: Any) -> None:

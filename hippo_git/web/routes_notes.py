@@ -36,12 +36,16 @@ def register(app: Flask) -> None:
     @app.get("/notes/<path:path>")
     def note(path: str) -> str:
         from hippo_git.git.history import file_history
-        from hippo_git.notes.catalog import note_links, show_note
+        from hippo_git.notes.catalog import note_links, notes_signature, show_note
+        from hippo_git.notes.resolve import Resolver
 
         cfg = state().cfg
-        graph = _graph()
+        key = notes_signature(cfg)
+        graph = _graph(key)
         parsed = show_note(cfg, path, graph=graph)
-        links = note_links(cfg, parsed.path, graph=graph)
+        # Resolving links against 5,000 notes starts with a table of them all: kept like the graph.
+        resolver = state().cached("resolver", key, lambda: Resolver(graph.notes.values(), cfg.notes_dir))
+        links = note_links(cfg, parsed.path, graph=graph, resolver=resolver)
         out = [o.paths[0] for o in links.out if o.status == "ok"]
         return render_template(
             "note.html",
@@ -56,12 +60,12 @@ def register(app: Flask) -> None:
 PAGE = 500  # notes per page of the list
 
 
-def _graph() -> Graph:
-    """The notes and their links, rebuilt only when a note file changed."""
+def _graph(key: str | None = None) -> Graph:
+    """The notes and their links, rebuilt only when a note file changed (`key`: the notes' signature)."""
     from hippo_git.notes.catalog import load_graph, notes_signature
 
     cfg = state().cfg
-    graph: Graph = state().cached("graph", notes_signature(cfg), lambda: load_graph(cfg))
+    graph: Graph = state().cached("graph", key or notes_signature(cfg), lambda: load_graph(cfg))
     return graph
 
 

@@ -81,7 +81,7 @@ def _unquote(path: str) -> str:
     return raw.encode("latin-1").decode("utf-8", "surrogateescape")
 
 
-PREFETCH_MIN = 8  # fewer commits are cheaper diffed one by one than by starting three processes
+PREFETCH_MIN = 8  # fewer commits are cheaper diffed one by one than by starting two processes
 
 
 class GitStore:
@@ -265,8 +265,21 @@ class GitStore:
             return
         expected = set(todo)
         # git's default quoting: the patch text must be what libgit2 prints, its patch-id the same.
-        args = ["-c", "core.quotePath=true", "diff-tree", "--stdin", "--raw", "-p", "--no-renames"]
-        out = run_git(args, cwd=self.root, input="\n".join(todo) + "\n").stdout
+        args = [
+            "-c",
+            "core.quotePath=true",
+            "diff-tree",
+            "--stdin",
+            "--raw",
+            "-p",
+            "--no-renames",
+            "--no-abbrev",
+        ]
+        try:
+            out = run_git(args, cwd=self.root, input="\n".join(todo) + "\n").stdout
+            ids = run_git(["patch-id", "--stable"], cwd=self.root, input=out).stdout
+        except GitError:
+            return  # only a speed-up: every fact is still read one commit at a time
         found: dict[str, set[str]] = {}
         blobs: dict[tuple[str, str], str] = {}
         current = ""
@@ -283,7 +296,7 @@ class GitStore:
                 for commit, mode, blob in ((parent, old_mode, old), (current, new_mode, new)):
                     if mode in ("000000", "100644", "100755"):  # 000000: absent (the null id)
                         blobs[(commit, path)] = blob
-        for line in run_git(["patch-id", "--stable"], cwd=self.root, input=out).stdout.splitlines():
+        for line in ids.splitlines():
             pid, _, commit = line.partition(" ")
             if commit in expected:
                 self._patch_ids.setdefault(commit, pid)

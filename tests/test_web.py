@@ -316,3 +316,16 @@ def test_resolve_a_conflict_and_forget_a_memory(site: tuple[Server, Path], brows
     assert w.visit("/memories").locator("a.forget").count() == before - 1
     assert git(repo, "diff", "--cached", "--name-status").startswith("D\tnotes/memories/")
     assert w.dialogs == []
+
+
+def test_a_session_page_is_kept_until_the_index_changes(site: tuple[Server, Path]) -> None:
+    server, repo = site
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    opener.open(server.url).read()
+    url = f"http://127.0.0.1:{server.port}/sessions/hostile-session"
+    assert "a turn added later" not in opener.open(url).read().decode()
+    transcript = next((repo.parent / "transcripts").rglob("hostile-session.jsonl"))
+    with transcript.open("a") as fh:
+        fh.write(_claude_line("hostile-session", str(repo), 40, "a turn added later") + "\n")
+    ingest(server.state.cfg, root=repo.parent / "transcripts", harness="claude-code")
+    assert "a turn added later" in opener.open(url).read().decode()

@@ -13,10 +13,13 @@ from hippo_git.web.render import link_graph, markdown
 def register(app: Flask) -> None:
     @app.get("/notes")
     def notes() -> str:
-        from hippo_git.notes.catalog import list_notes
+        from hippo_git.notes.catalog import list_notes, notes_signature
 
         cfg = state().cfg
-        rows = list_notes(cfg, with_history=False, graph=_graph())
+        key = notes_signature(cfg)
+        rows = state().cached(
+            "note-rows", key, lambda: list_notes(cfg, with_history=False, graph=_graph(key))
+        )
         history = state().cached("history", _history_key(), _last_changes)
         page = max(request.args.get("page", 1, type=int) or 1, 1)
         pages = max((len(rows) + PAGE - 1) // PAGE, 1)
@@ -70,10 +73,11 @@ def _graph(key: str | None = None) -> Graph:
 
 
 def _history_key() -> str:
-    """HEAD's commit: the notes' last changes only change when it does."""
-    from hippo_git.git.repo import run_git
+    """HEAD's commit: the notes' last changes only change when it does. Read in-process: starting
+    `git rev-parse` was most of the notes list's time on a busy machine."""
+    from hippo_git.git.objects import GitStore
 
-    return run_git(["rev-parse", "-q", "--verify", "HEAD"], cwd=state().cfg.root, check=False).stdout.strip()
+    return GitStore(state().cfg.root).ref_target("HEAD") or ""
 
 
 def _last_changes() -> dict[str, object]:

@@ -137,6 +137,10 @@ def test_the_doctor_page_shows_its_last_report_and_refreshes_it_in_the_backgroun
     broken, _, _ = view.current()
     assert not broken.ok and any(c.name == "hippo.toml" and c.status == "red" for c in broken.checks)
     assert view.current(fresh=True)[0] is not broken  # "check again now"
+    view.invalidate()
+    view.dropped += 3600  # as if the action came while this check ran: its result is not kept
+    late, when, _ = view.current()
+    assert late.checks and view.report is None and when < view.dropped
 
 
 def test_the_kept_notes_lint_follows_the_notes(repo: Path) -> None:

@@ -29,19 +29,20 @@ class DoctorView:
     report: DoctorReport | None = None
     computed: float = 0.0  # time.time() when `report` was computed
     refreshing: bool = False
+    dropped: float = 0.0  # when an action last made reports computed before it useless
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def invalidate(self) -> None:
         """Something this server did changed the workspace: the next visit computes afresh."""
         with self._lock:
-            self.report = None
+            self.report, self.dropped = None, time.time()
 
     def current(self, *, fresh: bool = False) -> tuple[DoctorReport, float, bool]:
         """(report, when it was computed, whether a newer one is being computed)."""
         with self._lock:
             report, computed = self.report, self.computed
         if report is None or fresh:
-            return self._compute(), self.computed, False
+            return (*self._compute(), False)
         if time.time() - computed > FRESH_SECONDS:
             with self._lock:
                 start = not self.refreshing
@@ -50,15 +51,16 @@ class DoctorView:
                 threading.Thread(target=self._refresh, name="hippo-doctor", daemon=True).start()
         return report, computed, self.refreshing
 
-    def _compute(self) -> DoctorReport:
+    def _compute(self) -> tuple[DoctorReport, float]:
         from hippo_git.team.doctor import run_doctor
 
         started = time.time()
         report = run_doctor(self.root, probe=False)
         with self._lock:
-            if started >= self.computed:  # a slower, older run never replaces a newer report
+            # A slower, older run never replaces a newer report, nor one begun before an action.
+            if started >= self.computed and started >= self.dropped:
                 self.report, self.computed = report, started
-        return report
+        return report, started
 
     def _refresh(self) -> None:
         try:

@@ -180,6 +180,8 @@ class Watch:
         self.context = browser.new_context()
         self.page = self.context.new_page()
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.errors: list[str] = []  # the console's: a missing resource (even the icon) shows here
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.goto(server.url)  # sets the cookie, then drops the token from the address
 
     def visit(self, path: str) -> Any:
@@ -222,7 +224,7 @@ def test_the_pages_render_and_hostile_text_stays_inert(
             full_page=True,
         )
         assert w.injected() == 0, path
-    assert w.dialogs == []
+    assert w.dialogs == [] and w.errors == []
     text = w.visit("/notes/notes/hostile.md").inner_text("main")
     assert "<script>alert(1)</script>" in text  # shown as text, not run
     session = w.visit("/sessions/hostile-session").inner_text("main")
@@ -240,15 +242,20 @@ def test_click_through_a_run_apply_it_revert_a_change_keep_a_lesson(
         repo, "for-each-ref", "--format=%(refname:lstrip=4)", "refs/heads/hippo/proposals"
     ).splitlines()[-1]
     before = git(repo, "rev-parse", "main")
+    waiting = f"hippo/proposals/{run}: "
+    assert waiting in w.visit("/doctor").inner_text("main")  # doctor sees the unapplied run
     page = w.visit("/runs")
     page.click(f"text={run}")
+    assert "apply the " in page.inner_text("#apply")
     page.click("#apply")
     assert "Are you sure?" in page.inner_text("main")
     assert git(repo, "rev-parse", "main") == before  # nothing happens before the confirmation
     page.click("#confirm")
     assert " applied" in page.inner_text("#result")
     assert git(repo, "rev-parse", "main") != before
+    assert waiting not in w.visit("/doctor").inner_text("main")  # the action dropped the old report
     page = w.visit(f"/runs/{run}")
+    assert page.locator("#apply").count() == 0  # nothing left to apply: no button
     page.click("a.revert >> nth=-1")  # the newest applied change
     page.click("#confirm")
     assert page.inner_text("#result").startswith("reverted ")
@@ -278,6 +285,16 @@ def test_cached_pages_follow_the_files_they_show(site: tuple[Server, Path]) -> N
         assert "notes/fresh-note.md" in index_page  # linked from: the graph was rebuilt
     finally:
         (repo / "notes" / "fresh-note.md").unlink()
+    (repo / "notes" / "asks.md").write_text("# Asks\n\nSee [[later-note]].\n")
+    (repo / "notes" / "later-note.md").unlink(missing_ok=True)
+    try:
+        assert "later-note (broken)" in opener.open(f"{base}/notes/notes/asks.md").read().decode()
+        (repo / "notes" / "later-note.md").write_text("# Later\n")
+        page = opener.open(f"{base}/notes/notes/asks.md").read().decode()
+        assert 'href="/notes/notes/later-note.md"' in page  # the kept link resolver was rebuilt
+    finally:
+        (repo / "notes" / "asks.md").unlink()
+        (repo / "notes" / "later-note.md").unlink(missing_ok=True)
 
 
 def test_resolve_a_conflict_and_forget_a_memory(site: tuple[Server, Path], browser: Any) -> None:
@@ -299,3 +316,16 @@ def test_resolve_a_conflict_and_forget_a_memory(site: tuple[Server, Path], brows
     assert w.visit("/memories").locator("a.forget").count() == before - 1
     assert git(repo, "diff", "--cached", "--name-status").startswith("D\tnotes/memories/")
     assert w.dialogs == []
+
+
+def test_a_session_page_is_kept_until_the_index_changes(site: tuple[Server, Path]) -> None:
+    server, repo = site
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    opener.open(server.url).read()
+    url = f"http://127.0.0.1:{server.port}/sessions/hostile-session"
+    assert "a turn added later" not in opener.open(url).read().decode()
+    transcript = next((repo.parent / "transcripts").rglob("hostile-session.jsonl"))
+    with transcript.open("a") as fh:
+        fh.write(_claude_line("hostile-session", str(repo), 40, "a turn added later") + "\n")
+    ingest(server.state.cfg, root=repo.parent / "transcripts", harness="claude-code")
+    assert "a turn added later" in opener.open(url).read().decode()

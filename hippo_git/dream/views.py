@@ -232,9 +232,18 @@ def proposal_branch_health(repo_root: Path, cfg: Config) -> list[BranchProblem]:
     rows: dict[str, list[ReceiptRow]] = {}
     for row in index.rows(pid for _, commits in runs for _, pid in commits):
         rows.setdefault(row.proposal, []).append(row)
+    statuses_of = {
+        run: [_row_status(sha, pid, rows.get(pid, []), applied) for sha, pid in commits]
+        for run, commits in runs
+    }
+    # The stale scan below reads the path and patch-id of every unapplied commit of a run with
+    # confirmed proposals waiting: one batch for all runs instead of a diff per commit.
+    store.prefetch_diffs(
+        sha for run, commits in runs if "confirmed" in statuses_of[run] for sha, pid in commits
+        if pid not in applied
+    )  # fmt: skip
     problems: list[BranchProblem] = []
-    for run, commits in runs:
-        statuses = [_row_status(sha, pid, rows.get(pid, []), applied) for sha, pid in commits]
+    for run, statuses in statuses_of.items():
         unreviewed = statuses.count("unreviewed")
         if unreviewed:
             problems.append(

@@ -151,11 +151,14 @@ def show_note(cfg: Config, name: str, *, graph: Graph | None = None) -> Note:
     return parse_note_text(text, path, cfg.notes_dir)
 
 
-def note_links(cfg: Config, name: str, *, graph: Graph | None = None) -> NoteLinks:
+def note_links(
+    cfg: Config, name: str, *, graph: Graph | None = None, resolver: Resolver | None = None
+) -> NoteLinks:
+    """`resolver`: one built over `graph`'s notes, which a caller showing many notes keeps."""
     graph = graph or load_graph(cfg)
     path = find_note(cfg, name, graph)
     note = graph.notes[path]
-    resolver = Resolver(graph.notes.values(), cfg.notes_dir)
+    resolver = resolver or Resolver(graph.notes.values(), cfg.notes_dir)
     result = NoteLinks(path=path, title=note.title, into=sorted(graph.into.get(path, [])))
     for link in note.links:
         res = resolver.resolve(link.target)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -10,30 +11,62 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+from hippo_git.files import write_json_atomic
 from hippo_git.team.doctor import GREEN, NA, RED, Check, Context
 
 HEARTBEAT_DAYS = 7
+INTEGRITY_FILE = "index.checked.json"  # in HIPPO_HOME, beside the index
 
 
 def check_notes(ctx: Context) -> list[Check]:
     if ctx.cfg is None:
         return [Check("notes lint", NA, "hippo.toml is not valid")]
-    from hippo_git.notes.lint import lint_notes
-
-    report = lint_notes(ctx.cfg)
-    errors = [i for i in report.issues if i.severity == "error"]
-    checks = [Check("notes lint", GREEN, f"no errors ({len(report.issues) - len(errors)} warning(s))")]
+    summary = _lint_summary(ctx.cfg)
+    errors, warnings = summary["errors"], summary["warnings"]
+    checks = [Check("notes lint", GREEN, f"no errors ({warnings} warning(s))")]
     if errors:
-        first = errors[0]
-        saw = f"{len(errors)} error(s), e.g. {first.path}: {first.message}"
+        saw = f"{errors} error(s), e.g. {summary['first']}"
         checks = [Check("notes lint", RED, saw, "git hippo notes lint")]
-    for issue in (i for i in report.issues if i.kind == "context_budget"):
+    for path, message in summary["budget"]:
         # said while there is still room; red once agents get the notes shortened
-        past = "past context.budget_bytes" in issue.message
-        fix = f"shorten {issue.path} or raise context.budget_bytes in .hippo/hippo.toml"
-        checks.append(Check("context size", RED if past else GREEN, issue.message, fix if past else ""))
+        past = "past context.budget_bytes" in message
+        fix = f"shorten {path} or raise context.budget_bytes in .hippo/hippo.toml"
+        checks.append(Check("context size", RED if past else GREEN, message, fix if past else ""))
     return checks
+
+
+def _lint_summary(cfg: Any) -> dict[str, Any]:
+    """What doctor says of the notes' lint, kept in the notes index beside the context block's lint
+    counts: its refresh drops both when any note changes (lint reads nothing but the notes and
+    these settings), so a doctor over 5,000 unchanged notes does not lint them again."""
+    from hippo_git.notes import notes_index
+    from hippo_git.notes.lint import lint_notes_list
+
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        from hippo_git import __version__  # a newer lint may say more of the same notes
+
+        settings = [notes_index.lint_cache_key(cfg), cfg.context.budget_bytes, __version__]
+        key = "lint:doctor:" + json.dumps(settings)
+        kept = notes_index.get_meta(conn, key)
+        if kept is not None:
+            summary: dict[str, Any] = json.loads(kept)
+            return summary
+        report = lint_notes_list(notes_index.all_notes(conn), cfg, notes_index.resolver(conn))
+        errors = [i for i in report.issues if i.severity == "error"]
+        summary = {
+            "errors": len(errors),
+            "warnings": len(report.issues) - len(errors),
+            "first": f"{errors[0].path}: {errors[0].message}" if errors else "",
+            "budget": [[i.path, i.message] for i in report.issues if i.kind == "context_budget"],
+        }
+        notes_index.set_meta(conn, key, json.dumps(summary))
+        return summary
+    finally:
+        conn.close()
 
 
 def check_index(ctx: Context) -> list[Check]:
@@ -58,7 +91,7 @@ def check_index(ctx: Context) -> list[Check]:
             )
         else:
             found.append(Check("index schema", GREEN, "current"))
-        verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        verdict, checked = _integrity(conn, path, ctx.cfg.home / INTEGRITY_FILE)
         if verdict != "ok":
             found.append(
                 Check(
@@ -70,7 +103,7 @@ def check_index(ctx: Context) -> list[Check]:
             )
         else:
             sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
-            found.append(Check("index integrity", GREEN, f"ok, {sessions} session(s)"))
+            found.append(Check("index integrity", GREEN, f"ok ({checked}), {sessions} session(s)"))
     finally:
         conn.close()
     files, size = pending_sources(ctx.cfg)
@@ -86,6 +119,43 @@ def check_index(ctx: Context) -> list[Check]:
     else:
         found.append(Check("index freshness", GREEN, "every transcript is indexed"))
     return found
+
+
+def _file_key(path: Path) -> list[int]:
+    """What changes whenever SQLite writes: the size and mtime of the file and of its WAL."""
+    key: list[int] = []
+    for part in (path, path.with_name(path.name + "-wal")):
+        try:
+            st = part.stat()
+        except FileNotFoundError:
+            key += [-1, -1]
+        else:
+            key += [st.st_size, st.st_mtime_ns]
+    return key
+
+
+def _integrity(conn: Any, path: Path, memo: Path) -> tuple[str, str]:
+    """quick_check's verdict and when it was computed. quick_check reads the whole file (seconds on
+    a 1 GB index), so an "ok" is kept in `memo` with the file's size and mtime and reused while
+    neither changed; a failure is never kept (the next doctor checks again)."""
+    import sqlite3
+
+    key = _file_key(path)
+    try:
+        kept = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        kept = None
+    if isinstance(kept, dict) and kept.get("key") == key and kept.get("verdict") == "ok":
+        return "ok", f"quick_check {kept.get('at', '?')}, file unchanged since"
+    try:
+        verdict = str(conn.execute("PRAGMA quick_check").fetchone()[0])
+    except sqlite3.DatabaseError as exc:
+        return str(exc), ""
+    at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    if verdict == "ok" and _file_key(path) == key:  # nothing wrote while it ran
+        with contextlib.suppress(OSError):  # doctor still answers; it just checks again next time
+            write_json_atomic(memo, {"key": key, "verdict": "ok", "at": at})
+    return verdict, f"quick_check {at}"
 
 
 def check_model(ctx: Context) -> list[Check]:

@@ -26,6 +26,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from hippo_git.config import Config
 from hippo_git.errors import HippoError
+from hippo_git.web.doctor_view import DoctorView
 from hippo_git.web.render import markdown, marked
 
 COOKIE = "hippo_token"
@@ -45,6 +46,10 @@ class WebState:
     port: int = 0
     cache: dict[tuple[str, str], Any] = field(default_factory=dict)
     views_checked: str = ""  # the index signature the rollup was last brought up to date with
+    doctor: DoctorView = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.doctor = DoctorView(self.cfg.root)
 
     def cached(self, name: str, key: str, make: Callable[[], Any]) -> Any:
         """`make()` once per (`name`, `key`): `key` is what the value depends on (a commit, a mtime)."""
@@ -165,4 +170,6 @@ def confirm_page(action: str, description: str, fields: dict[str, str], back: st
 
 
 def done(message: str, where: str) -> str:
+    """The page after an action; the action changed what doctor reports, so its report is dropped."""
+    state().doctor.invalidate()
     return render_template("done.html", message=message, where=where)

@@ -13,10 +13,13 @@ from hippo_git.web.render import link_graph, markdown
 def register(app: Flask) -> None:
     @app.get("/notes")
     def notes() -> str:
-        from hippo_git.notes.catalog import list_notes
+        from hippo_git.notes.catalog import list_notes, notes_signature
 
         cfg = state().cfg
-        rows = list_notes(cfg, with_history=False, graph=_graph())
+        key = notes_signature(cfg)
+        rows = state().cached(
+            "note-rows", key, lambda: list_notes(cfg, with_history=False, graph=_graph(key))
+        )
         history = state().cached("history", _history_key(), _last_changes)
         page = max(request.args.get("page", 1, type=int) or 1, 1)
         pages = max((len(rows) + PAGE - 1) // PAGE, 1)
@@ -36,12 +39,16 @@ def register(app: Flask) -> None:
     @app.get("/notes/<path:path>")
     def note(path: str) -> str:
         from hippo_git.git.history import file_history
-        from hippo_git.notes.catalog import note_links, show_note
+        from hippo_git.notes.catalog import note_links, notes_signature, show_note
+        from hippo_git.notes.resolve import Resolver
 
         cfg = state().cfg
-        graph = _graph()
+        key = notes_signature(cfg)
+        graph = _graph(key)
         parsed = show_note(cfg, path, graph=graph)
-        links = note_links(cfg, parsed.path, graph=graph)
+        # Resolving links against 5,000 notes starts with a table of them all: kept like the graph.
+        resolver = state().cached("resolver", key, lambda: Resolver(graph.notes.values(), cfg.notes_dir))
+        links = note_links(cfg, parsed.path, graph=graph, resolver=resolver)
         out = [o.paths[0] for o in links.out if o.status == "ok"]
         return render_template(
             "note.html",
@@ -56,20 +63,21 @@ def register(app: Flask) -> None:
 PAGE = 500  # notes per page of the list
 
 
-def _graph() -> Graph:
-    """The notes and their links, rebuilt only when a note file changed."""
+def _graph(key: str | None = None) -> Graph:
+    """The notes and their links, rebuilt only when a note file changed (`key`: the notes' signature)."""
     from hippo_git.notes.catalog import load_graph, notes_signature
 
     cfg = state().cfg
-    graph: Graph = state().cached("graph", notes_signature(cfg), lambda: load_graph(cfg))
+    graph: Graph = state().cached("graph", key or notes_signature(cfg), lambda: load_graph(cfg))
     return graph
 
 
 def _history_key() -> str:
-    """HEAD's commit: the notes' last changes only change when it does."""
-    from hippo_git.git.repo import run_git
+    """HEAD's commit: the notes' last changes only change when it does. Read in-process: starting
+    `git rev-parse` was most of the notes list's time on a busy machine."""
+    from hippo_git.git.objects import GitStore
 
-    return run_git(["rev-parse", "-q", "--verify", "HEAD"], cwd=state().cfg.root, check=False).stdout.strip()
+    return GitStore(state().cfg.root).ref_target("HEAD") or ""
 
 
 def _last_changes() -> dict[str, object]:

@@ -114,10 +114,12 @@ def register(app: Flask) -> None:
 
     @app.get("/doctor")
     def doctor() -> str:
-        from hippo_git.team.doctor import run_doctor
+        from hippo_git.web.doctor_view import age_text
 
-        report = run_doctor(state().cfg.root, probe=False)
-        return render_template("doctor.html", report=report)
+        report, computed, refreshing = state().doctor.current(fresh=request.args.get("fresh") == "1")
+        return render_template(
+            "doctor.html", report=report, computed=age_text(computed), refreshing=refreshing
+        )
 
     @app.get("/search")
     def search() -> str:

@@ -273,3 +273,36 @@ def test_common_words_still_count_when_rare_words_pick_the_candidates(
     monkeypatch.setattr(search_module, "MATCH_BUDGET", 1000)
     assert search_module._split_common(conn, ["deploy", "rollback"]) == (["deploy", "rollback"], [])
     conn.close()
+
+
+def test_queries_of_only_common_words_rank_a_bounded_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every word over the budget: the turns holding all of them when they fit it, else the most
+    recent turns holding any (BM25 over millions of matches would take seconds)."""
+    import hippo_git.index.search as search_module
+
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude"
+    turns = [("user", f"deploy step {n}") for n in range(20)]
+    turns += [("user", f"rollback step {n}") for n in range(20)]
+    turns += [("user", "deploy then rollback"), ("user", "deploy, rollback, deploy again")]
+    write_jsonl(folder / "s.jsonl", claude_lines("s", str(repo), turns))
+    cfg = config(repo, {"claude-code": [folder]})
+    ingest(cfg)
+    conn = connect(cfg.index_path, readonly=True)
+    monkeypatch.setattr(search_module, "MATCH_BUDGET", 10)
+    plan = search_module._plan(conn, ["deploy", "rollback"])
+    assert plan.expression == '"deploy" AND "rollback"' and plan.rowids is None and not plan.common
+    hits = [h for h in search(conn, "deploy rollback") if not h.near]
+    assert [h.seq for h in hits] == [41, 40]
+    # One word in 22 turns: only the 10 most recent of them are ranked (and their neighbours
+    # 10 and 11 enter through them); the older ones are not.
+    plan = search_module._plan(conn, ["deploy"])
+    assert plan.rowids is not None and plan.rowids[0] == 13  # turn ids start at 1
+    seqs = {h.seq for h in search(conn, "deploy", limit=50) if not h.near}
+    assert seqs == {*range(10, 20), 40, 41}
+    monkeypatch.setattr(search_module, "MATCH_BUDGET", 1000)
+    assert search_module._plan(conn, ["deploy"]).rowids is None
+    assert len([h for h in search(conn, "deploy", limit=50) if not h.near]) == 22
+    conn.close()

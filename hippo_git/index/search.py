@@ -40,8 +40,9 @@ MARKS = ("«", "»")
 SNIPPET_TOKENS = 24
 CANDIDATES = 400  # best matches per query: their scores are known when they are neighbours
 SMOOTHED = 200  # the best of them, ranked again with their neighbours
-MATCH_BUDGET = 20_000  # matches ranked in full per query; past it the rarer words pick the candidates
+MATCH_BUDGET = 5_000  # matches ranked in full per query; past it the rarer words pick the candidates
 NEAR_WEIGHT = (0.0, 0.45, 0.3)  # share of a neighbour's score a turn gets, by distance 0, 1, 2
+COMMON_CHARS = 4_000  # common words are counted in a turn's start: a tool's 1 MB output costs no more
 TIME_BOOST = 1.0  # a turn in the span the query names scores (1 + this) times higher
 AFTER_BOOST = 0.5  # … and one in the week after it this much (events are told after they happen)
 
@@ -104,7 +105,10 @@ def search(
         where.append("t.session_id = ?")
         params.append(session)
     span: TimeSpan | None = None
-    common: list[tuple[str, float]] = []
+    rowids = _rowids(conn, session, cwds, session_ids)
+    if rowids is not None and rowids[0] > rowids[1]:
+        return []  # the filter keeps no turns
+    plan = _Plan(query, rowids=rowids)
     if fts:
         expression = query
     else:
@@ -114,10 +118,12 @@ def search(
             terms = query_terms(query)
         if not terms.words:
             return []
-        rare, common = _split_common(conn, list(terms.words))
-        expression = Terms(tuple(rare)).expression()
+        plan = _plan(conn, list(terms.words), rowids)
+        expression = plan.expression
     try:
-        ranked = rank_turns(conn, expression, where, params, limit, span=span, common=common)
+        ranked = rank_turns(
+            conn, expression, where, params, limit, span=span, common=plan.common, rowids=plan.rowids
+        )
     except sqlite3.OperationalError as exc:
         if not fts or "locked" in str(exc) or "busy" in str(exc):
             raise
@@ -137,17 +143,20 @@ def rank_turns(
     *,
     span: TimeSpan | None = None,
     common: Sequence[tuple[str, float]] = (),
+    rowids: tuple[int, int] | None = None,
 ) -> list[tuple[int, float]]:
     """(turn id, score) of the best `limit` turns for an FTS5 expression, best first, under SQL
     conditions over `turns t` and `sessions s`: BM25, then smoothed over session neighbours.
     `common` are words left out of the expression because they match too many turns, with their
-    IDF: they add to the candidates' scores (see `_split_common`).
-    The ranking `search` uses, for callers that build their own expression and filters."""
-    own = _matches(conn, expression, where, params, max(CANDIDATES, limit))
+    IDF: they add to the candidates' scores; `rowids` (first, last) bounds the turn ids matched (see
+    `_plan`). The ranking `search` uses, for callers that build their own expression and filters."""
+    own = _matches(conn, expression, where, params, max(CANDIDATES, limit), rowids)
     if span is not None:
         # The matches inside the span are candidates however many better ones lie outside it.
         inside = [*where, f"{_WHEN} >= ? AND {_WHEN} < ?"]
-        own.update(_matches(conn, expression, inside, [*params, span.start, _after(span)], CANDIDATES))
+        own.update(
+            _matches(conn, expression, inside, [*params, span.start, _after(span)], CANDIDATES, rowids)
+        )
     if not own:
         return []
     if common:
@@ -179,19 +188,25 @@ def rank_turns(
 
 
 def _matches(
-    conn: sqlite3.Connection, expression: str, where: Sequence[str], params: Sequence[Any], count: int
+    conn: sqlite3.Connection,
+    expression: str,
+    where: Sequence[str],
+    params: Sequence[Any],
+    count: int,
+    rowids: tuple[int, int] | None = None,
 ) -> dict[int, float]:
+    fts, head = _fts_where(expression, rowids)
     if where:
         filters = " AND ".join(where)
         sql = (
             "SELECT c.id, c.score FROM (SELECT rowid AS id, bm25(turns_fts) AS score FROM turns_fts"
-            " WHERE turns_fts MATCH ?) c JOIN turns t ON t.id = c.id JOIN sessions s ON s.id = t.session_id"
+            f" WHERE {fts}) c JOIN turns t ON t.id = c.id JOIN sessions s ON s.id = t.session_id"
             f" WHERE {filters} ORDER BY c.score LIMIT ?"
         )
-        rows = conn.execute(sql, [expression, *params, count]).fetchall()
+        rows = conn.execute(sql, [*head, *params, count]).fetchall()
     else:
-        sql = "SELECT rowid, bm25(turns_fts) FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rank LIMIT ?"
-        rows = conn.execute(sql, (expression, count)).fetchall()
+        sql = f"SELECT rowid, bm25(turns_fts) FROM turns_fts WHERE {fts} ORDER BY rank LIMIT ?"
+        rows = conn.execute(sql, [*head, count]).fetchall()
     return {int(r[0]): -float(r[1]) for r in rows}
 
 
@@ -211,59 +226,135 @@ def _neighbours(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[tupl
     return out
 
 
-def _split_common(conn: sqlite3.Connection, words: list[str]) -> tuple[list[str], list[tuple[str, float]]]:
-    """(the words FTS5 ranks, [(word, IDF)] of those left out as too common).
+@dataclass(frozen=True)
+class _Plan:
+    """How FTS5 finds a query's candidates: `expression` ranked by BM25 (only rows with rowid ≥
+    rowids` (first, last) when set), and the words left out of it with their IDF (`common`)."""
 
-    BM25 costs about a microsecond per matching turn, so a word found in a large share of a big
-    index would make every query that holds it slow. Words are taken rarest first while the
-    matches they bring stay within MATCH_BUDGET (the rarest always); the rest add their IDF, times
-    BM25's saturation of their count, to the candidates only. Counting a word's matches walks its
-    posting list (no scoring), stopped at the budget.
+    expression: str
+    common: tuple[tuple[str, float], ...] = ()
+    rowids: tuple[int, int] | None = None
+
+
+def _fts_where(expression: str, rowids: tuple[int, int] | None) -> tuple[str, list[Any]]:
+    """The condition on `turns_fts` (and its parameters): FTS5 seeks to rowid bounds itself, so
+    the turns outside them cost nothing."""
+    if rowids is None:
+        return "turns_fts MATCH ?", [expression]
+    return "turns_fts MATCH ? AND rowid BETWEEN ? AND ?", [expression, *rowids]
+
+
+def _rowids(
+    conn: sqlite3.Connection,
+    session: str | None,
+    cwds: Sequence[str] | None,
+    session_ids: Collection[str] | None,
+) -> tuple[int, int] | None:
+    """The first and last turn id of the sessions a folder or session filter keeps (None without
+    one). A session's turns are written together, so a repository's turns mostly lie in a narrow
+    band of an index that holds many: counting and ranking inside it treats a word by how common
+    it is there, not in the whole machine's index."""
+    if session is not None:
+        where, params = ["s.id = ?"], [session]
+    elif cwds is not None or session_ids is not None:
+        where, params = session_filters(cwds=cwds, session_ids=session_ids)
+    else:
+        return None
+    row = conn.execute(
+        "SELECT min(t.id), max(t.id) FROM sessions s CROSS JOIN turns t ON t.session_id = s.id"
+        f" WHERE {' AND '.join(where)}",
+        params,
+    ).fetchone()
+    return (1, 0) if row[0] is None else (int(row[0]), int(row[1]))
+
+
+def _count(conn: sqlite3.Connection, expression: str, rowids: tuple[int, int] | None) -> int:
+    """Matches of an expression, counted up to MATCH_BUDGET + 1: walks the posting lists, no scoring."""
+    fts, head = _fts_where(expression, rowids)
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE {fts} LIMIT ?)"
+    return int(conn.execute(sql, [*head, MATCH_BUDGET + 1]).fetchone()[0])
+
+
+def _plan(conn: sqlite3.Connection, words: list[str], rowids: tuple[int, int] | None = None) -> _Plan:
+    """Which words FTS5 ranks, so that BM25 scores at most about MATCH_BUDGET matches.
+
+    BM25 costs one to three microseconds per matching turn, so a word found in a large share of a
+    big index would make every query that holds it slow. Words are taken rarest first (among the
+    turns `rowids` bounds) while the matches they bring stay within the budget; the rest add their
+    IDF, times BM25's saturation of their count, to the candidates only (`_common_scores`).
+
+    When every word is over the budget, the query says little that tells turns apart. The turns that
+    hold all its words are ranked when they fit the budget; past it (or when no turn holds them all)
+    the most recent MATCH_BUDGET turns that hold any of them are: the one place a recency window
+    remains, for queries made only of words found in thousands of turns.
     """
-    if len(words) < 2:
-        return words, []
-    counts = {
-        w: int(
-            conn.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
-                (quote(w), MATCH_BUDGET + 1),
-            ).fetchone()[0]
-        )
-        for w in words
-    }
+    counts = {w: _count(conn, quote(w), rowids) for w in words}
     rare: list[str] = []
     total = 0
     for word in sorted(words, key=lambda w: counts[w]):
-        if rare and total + counts[word] > MATCH_BUDGET:
+        if total + counts[word] > MATCH_BUDGET:
             break
         rare.append(word)
         total += counts[word]
     if len(rare) == len(words):
-        return words, []
-    size = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM turns_fts").fetchone()[0]) or 1
-    common = [
-        (w, max(1e-6, math.log((size - counts[w] + 0.5) / (counts[w] + 0.5)))) for w in words if w not in rare
-    ]
-    return [w for w in words if w in rare], common
+        return _Plan(Terms(tuple(words)).expression(), rowids=rowids)
+    if rare:
+        first, last = rowids or (
+            1,
+            int(conn.execute("SELECT coalesce(max(rowid), 0) FROM turns_fts").fetchone()[0]),
+        )
+        size = max(1, last - first + 1)
+        common = tuple(
+            (w, max(1e-6, math.log((size - counts[w] + 0.5) / (counts[w] + 0.5))))
+            for w in words
+            if w not in rare
+        )
+        return _Plan(Terms(tuple(w for w in words if w in rare)).expression(), common, rowids)
+    if len(words) > 1:
+        every = " AND ".join(quote(w) for w in words)
+        if 0 < _count(conn, every, rowids) <= MATCH_BUDGET:
+            return _Plan(every, rowids=rowids)
+    expression = Terms(tuple(words)).expression()
+    fts, head = _fts_where(expression, rowids)
+    row = conn.execute(
+        f"SELECT rowid FROM turns_fts WHERE {fts} ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        [*head, MATCH_BUDGET - 1],
+    ).fetchone()
+    if row is None:
+        return _Plan(expression, rowids=rowids)
+    return _Plan(expression, rowids=(int(row[0]), rowids[1] if rowids else _LAST_ROWID))
+
+
+def _split_common(conn: sqlite3.Connection, words: list[str]) -> tuple[list[str], list[tuple[str, float]]]:
+    """(the words FTS5 ranks, [(word, IDF)] of those left out as too common): see `_plan`."""
+    plan = _plan(conn, words)
+    left_out = {w for w, _ in plan.common}
+    return [w for w in words if w not in left_out], list(plan.common)
 
 
 def _common_scores(
     conn: sqlite3.Connection, ids: list[int], common: Sequence[tuple[str, float]]
 ) -> dict[int, float]:
     """What the common words add to each candidate: IDF × BM25's term-count saturation (k1 = 1.2),
-    counted in the turn's text as words that start with the word's light stem."""
-    patterns = [
-        (re.compile(rf"(?<![^\W_]){re.escape(_stem(w))}[^\W_]*", re.IGNORECASE), idf) for w, idf in common
-    ]
+    counted in the turn's text as words that start with the word's light stem. One pass of one
+    pattern over each text finds the words of every stem."""
+    stems = [(_stem(w), idf) for w, idf in common]
+    alternatives = "|".join(re.escape(stem) for stem, _ in sorted(stems, key=lambda s: -len(s[0])))
+    pattern = re.compile(rf"(?<![^\W_])(?:{alternatives})[^\W_]*", re.IGNORECASE)
     out: dict[int, float] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         for tid, text in conn.execute(
-            f"SELECT id, text FROM turns WHERE id IN ({','.join('?' * len(chunk))})", chunk
+            f"SELECT id, substr(text, 1, {COMMON_CHARS}) FROM turns WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
         ):
+            found = pattern.findall(str(text))
+            if not found:
+                continue
+            lowered = [w.lower() for w in found]
             extra = 0.0
-            for pattern, idf in patterns:
-                n = len(pattern.findall(str(text)))
+            for stem, idf in stems:
+                n = sum(1 for w in lowered if w.startswith(stem))
                 if n:
                     extra += idf * n * 2.2 / (n + 1.2)
             if extra:
@@ -279,6 +370,7 @@ def _stem(word: str) -> str:
 
 
 _WHEN = "coalesce(t.ts, s.started)"
+_LAST_ROWID = 2**63 - 1
 
 
 def _after(span: TimeSpan) -> str:

@@ -292,6 +292,7 @@ def test_queries_of_only_common_words_rank_a_bounded_set(
     ingest(cfg)
     conn = connect(cfg.index_path, readonly=True)
     monkeypatch.setattr(search_module, "MATCH_BUDGET", 10)
+    monkeypatch.setattr(search_module, "RECENT", 10)
     plan = search_module._plan(conn, ["deploy", "rollback"])
     assert plan.expression == '"deploy" AND "rollback"' and plan.rowids is None and not plan.common
     hits = [h for h in search(conn, "deploy rollback") if not h.near]

@@ -42,6 +42,8 @@ CANDIDATES = 400  # best matches per query: their scores are known when they are
 SMOOTHED = 200  # the best of them, ranked again with their neighbours
 MATCH_BUDGET = 5_000  # matches ranked in full per query; past it the rarer words pick the candidates
 NEAR_WEIGHT = (0.0, 0.45, 0.3)  # share of a neighbour's score a turn gets, by distance 0, 1, 2
+RECENT = 2_000  # turns ranked for a query whose every word is over the budget, most recent first
+BAND_TURNS = 100_000  # a filter keeping more turns than this is not narrowed to its rowid band
 COMMON_CHARS = 4_000  # common words are counted in a turn's start: a tool's 1 MB output costs no more
 TIME_BOOST = 1.0  # a turn in the span the query names scores (1 + this) times higher
 AFTER_BOOST = 0.5  # … and one in the week after it this much (events are told after they happen)
@@ -251,18 +253,25 @@ def _rowids(
     session_ids: Collection[str] | None,
 ) -> tuple[int, int] | None:
     """The first and last turn id of the sessions a folder or session filter keeps (None without
-    one). A session's turns are written together, so a repository's turns mostly lie in a narrow
-    band of an index that holds many: counting and ranking inside it treats a word by how common
-    it is there, not in the whole machine's index."""
+    one, or when they hold more than BAND_TURNS turns). A session's turns are written together, so
+    a repository's turns mostly lie in a narrow band of an index that holds many: counting and
+    ranking inside it treats a word by how common it is there, not in the whole machine's index.
+    Finding the band reads every kept turn's index entry, so a filter that keeps many turns (whose
+    band would be wide anyway) goes without; the sessions' turn counts say so first."""
     if session is not None:
         where, params = ["s.id = ?"], [session]
     elif cwds is not None or session_ids is not None:
         where, params = session_filters(cwds=cwds, session_ids=session_ids)
     else:
         return None
+    filters = " AND ".join(where)
+    kept = conn.execute(
+        f"SELECT coalesce(sum(s.turns), 0) FROM sessions s WHERE {filters}", params
+    ).fetchone()
+    if int(kept[0]) > BAND_TURNS:
+        return None
     row = conn.execute(
-        "SELECT min(t.id), max(t.id) FROM sessions s CROSS JOIN turns t ON t.session_id = s.id"
-        f" WHERE {' AND '.join(where)}",
+        f"SELECT min(t.id), max(t.id) FROM sessions s CROSS JOIN turns t ON t.session_id = s.id WHERE {filters}",
         params,
     ).fetchone()
     return (1, 0) if row[0] is None else (int(row[0]), int(row[1]))
@@ -285,8 +294,8 @@ def _plan(conn: sqlite3.Connection, words: list[str], rowids: tuple[int, int] | 
 
     When every word is over the budget, the query says little that tells turns apart. The turns that
     hold all its words are ranked when they fit the budget; past it (or when no turn holds them all)
-    the most recent MATCH_BUDGET turns that hold any of them are: the one place a recency window
-    remains, for queries made only of words found in thousands of turns.
+    the most recent RECENT turns that hold any of them are: the one place a recency window remains,
+    for queries made only of words found in thousands of turns.
     """
     counts = {w: _count(conn, quote(w), rowids) for w in words}
     rare: list[str] = []
@@ -318,7 +327,7 @@ def _plan(conn: sqlite3.Connection, words: list[str], rowids: tuple[int, int] | 
     fts, head = _fts_where(expression, rowids)
     row = conn.execute(
         f"SELECT rowid FROM turns_fts WHERE {fts} ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        [*head, MATCH_BUDGET - 1],
+        [*head, RECENT - 1],
     ).fetchone()
     if row is None:
         return _Plan(expression, rowids=rowids)

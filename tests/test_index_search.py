@@ -307,3 +307,33 @@ def test_queries_of_only_common_words_rank_a_bounded_set(
     assert search_module._plan(conn, ["deploy"]).rowids is None
     assert len([h for h in search(conn, "deploy", limit=50) if not h.near]) == 22
     conn.close()
+
+
+def test_a_folder_filter_counts_words_in_its_own_turns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word common on the machine but rare in this repository's sessions is ranked in full there:
+    the filter's band of turn ids bounds the counting and the ranking."""
+    import hippo_git.index.search as search_module
+
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude"
+    mine = [("user", "deploy the canary"), ("assistant", "deploy done"), ("user", "deploy rollback")]
+    write_jsonl(folder / "a" / "mine.jsonl", claude_lines("mine", str(repo), mine))
+    cfg = config(repo, {"claude-code": [folder]})
+    ingest(cfg)
+    others = [("user", f"deploy service {n}") for n in range(30)]
+    write_jsonl(folder / "b" / "other.jsonl", claude_lines("other", "/elsewhere", others, day="2026-03-01"))
+    ingest(cfg)
+    monkeypatch.setattr(search_module, "MATCH_BUDGET", 10)
+    monkeypatch.setattr(search_module, "RECENT", 10)
+    conn = connect(cfg.index_path, readonly=True)
+    band = search_module._rowids(conn, None, [str(repo)], None)
+    assert band == (1, 3)
+    assert search_module._plan(conn, ["deploy"], band).rowids == band  # 3 matches there: no window
+    assert {h.seq for h in search(conn, "deploy", cwds=[str(repo)]) if not h.near} == {0, 1, 2}
+    # The whole machine: 33 matches, over the budget, so only the 10 most recent are ranked.
+    assert {h.session_id for h in search(conn, "deploy", limit=50)} == {"other"}
+    monkeypatch.setattr(search_module, "BAND_TURNS", 2)  # a filter keeping more turns goes without
+    assert search_module._rowids(conn, None, [str(repo)], None) is None
+    conn.close()

@@ -1,10 +1,12 @@
 """Full-text search over turns: BM25 ranking with session neighbours, highlighted snippets, filters.
 
 A plain query is cut into words the way the index cuts text (`index.query`); a turn matches when it
-holds any of them, and BM25 rewards the turns that hold more, and rarer, ones. There is no window
-of recent turns, so old evidence stays findable as the index grows: FTS5 ranks every match of the
-query's rarer words (as many as fit MATCH_BUDGET matches, the rarest always), and the words too
-common for that add their weight to those candidates only (`_split_common`).
+holds any of them, and BM25 rewards the turns that hold more, and rarer, ones. Old evidence stays
+findable as the index grows: FTS5 ranks every match of the query's rarer words (as many as fit
+MATCH_BUDGET matches), and the words too common for that add their weight to those candidates only
+(`search_plan`). A folder or session filter bounds all of it to the band of turn ids its sessions hold,
+so words are rare or common by their count there. Only a query made of nothing but common words
+falls back to the most recent matches.
 
 A turn is then ranked with its session neighbours: the answer to a question often sits in the turn
 after the one that repeats its words (a question and its reply; a prompt, then the answer and the
@@ -21,7 +23,6 @@ hint, never a crash.
 
 from __future__ import annotations
 
-import math
 import re
 import sqlite3
 from collections.abc import Collection, Sequence
@@ -30,7 +31,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from hippo_git.errors import HippoError
-from hippo_git.index.query import STOPWORDS, Terms, query_terms, quote
+from hippo_git.index.query import STOPWORDS, query_terms, quote
+from hippo_git.index.search_plan import Plan, filter_band, fts_where, plan_words
 from hippo_git.index.sessions import session_filters
 from hippo_git.index.timewords import TimeSpan, find_time
 
@@ -40,10 +42,7 @@ MARKS = ("«", "»")
 SNIPPET_TOKENS = 24
 CANDIDATES = 400  # best matches per query: their scores are known when they are neighbours
 SMOOTHED = 200  # the best of them, ranked again with their neighbours
-MATCH_BUDGET = 5_000  # matches ranked in full per query; past it the rarer words pick the candidates
 NEAR_WEIGHT = (0.0, 0.45, 0.3)  # share of a neighbour's score a turn gets, by distance 0, 1, 2
-RECENT = 2_000  # turns ranked for a query whose every word is over the budget, most recent first
-BAND_TURNS = 100_000  # a filter keeping more turns than this is not narrowed to its rowid band
 COMMON_CHARS = 4_000  # common words are counted in a turn's start: a tool's 1 MB output costs no more
 TIME_BOOST = 1.0  # a turn in the span the query names scores (1 + this) times higher
 AFTER_BOOST = 0.5  # … and one in the week after it this much (events are told after they happen)
@@ -107,10 +106,10 @@ def search(
         where.append("t.session_id = ?")
         params.append(session)
     span: TimeSpan | None = None
-    rowids = _rowids(conn, session, cwds, session_ids)
+    rowids = filter_band(conn, session, cwds, session_ids)
     if rowids is not None and rowids[0] > rowids[1]:
         return []  # the filter keeps no turns
-    plan = _Plan(query, rowids=rowids)
+    plan = Plan(query, rowids=rowids)
     if fts:
         expression = query
     else:
@@ -120,7 +119,7 @@ def search(
             terms = query_terms(query)
         if not terms.words:
             return []
-        plan = _plan(conn, list(terms.words), rowids)
+        plan = plan_words(conn, list(terms.words), rowids)
         expression = plan.expression
     try:
         ranked = rank_turns(
@@ -151,7 +150,7 @@ def rank_turns(
     conditions over `turns t` and `sessions s`: BM25, then smoothed over session neighbours.
     `common` are words left out of the expression because they match too many turns, with their
     IDF: they add to the candidates' scores; `rowids` (first, last) bounds the turn ids matched (see
-    `_plan`). The ranking `search` uses, for callers that build their own expression and filters."""
+    `search_plan`). The ranking `search` uses, for callers that build their own expression and filters."""
     own = _matches(conn, expression, where, params, max(CANDIDATES, limit), rowids)
     if span is not None:
         # The matches inside the span are candidates however many better ones lie outside it.
@@ -197,7 +196,7 @@ def _matches(
     count: int,
     rowids: tuple[int, int] | None = None,
 ) -> dict[int, float]:
-    fts, head = _fts_where(expression, rowids)
+    fts, head = fts_where(expression, rowids)
     if where:
         filters = " AND ".join(where)
         sql = (
@@ -226,119 +225,6 @@ def _neighbours(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[tupl
         for tid, other, distance in rows:
             out.setdefault(int(tid), []).append((int(other), int(distance)))
     return out
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """How FTS5 finds a query's candidates: `expression` ranked by BM25 (only rows with rowid ≥
-    rowids` (first, last) when set), and the words left out of it with their IDF (`common`)."""
-
-    expression: str
-    common: tuple[tuple[str, float], ...] = ()
-    rowids: tuple[int, int] | None = None
-
-
-def _fts_where(expression: str, rowids: tuple[int, int] | None) -> tuple[str, list[Any]]:
-    """The condition on `turns_fts` (and its parameters): FTS5 seeks to rowid bounds itself, so
-    the turns outside them cost nothing."""
-    if rowids is None:
-        return "turns_fts MATCH ?", [expression]
-    return "turns_fts MATCH ? AND rowid BETWEEN ? AND ?", [expression, *rowids]
-
-
-def _rowids(
-    conn: sqlite3.Connection,
-    session: str | None,
-    cwds: Sequence[str] | None,
-    session_ids: Collection[str] | None,
-) -> tuple[int, int] | None:
-    """The first and last turn id of the sessions a folder or session filter keeps (None without
-    one, or when they hold more than BAND_TURNS turns). A session's turns are written together, so
-    a repository's turns mostly lie in a narrow band of an index that holds many: counting and
-    ranking inside it treats a word by how common it is there, not in the whole machine's index.
-    Finding the band reads every kept turn's index entry, so a filter that keeps many turns (whose
-    band would be wide anyway) goes without; the sessions' turn counts say so first."""
-    if session is not None:
-        where, params = ["s.id = ?"], [session]
-    elif cwds is not None or session_ids is not None:
-        where, params = session_filters(cwds=cwds, session_ids=session_ids)
-    else:
-        return None
-    filters = " AND ".join(where)
-    kept = conn.execute(
-        f"SELECT coalesce(sum(s.turns), 0) FROM sessions s WHERE {filters}", params
-    ).fetchone()
-    if int(kept[0]) > BAND_TURNS:
-        return None
-    row = conn.execute(
-        f"SELECT min(t.id), max(t.id) FROM sessions s CROSS JOIN turns t ON t.session_id = s.id WHERE {filters}",
-        params,
-    ).fetchone()
-    return (1, 0) if row[0] is None else (int(row[0]), int(row[1]))
-
-
-def _count(conn: sqlite3.Connection, expression: str, rowids: tuple[int, int] | None) -> int:
-    """Matches of an expression, counted up to MATCH_BUDGET + 1: walks the posting lists, no scoring."""
-    fts, head = _fts_where(expression, rowids)
-    sql = f"SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE {fts} LIMIT ?)"
-    return int(conn.execute(sql, [*head, MATCH_BUDGET + 1]).fetchone()[0])
-
-
-def _plan(conn: sqlite3.Connection, words: list[str], rowids: tuple[int, int] | None = None) -> _Plan:
-    """Which words FTS5 ranks, so that BM25 scores at most about MATCH_BUDGET matches.
-
-    BM25 costs one to three microseconds per matching turn, so a word found in a large share of a
-    big index would make every query that holds it slow. Words are taken rarest first (among the
-    turns `rowids` bounds) while the matches they bring stay within the budget; the rest add their
-    IDF, times BM25's saturation of their count, to the candidates only (`_common_scores`).
-
-    When every word is over the budget, the query says little that tells turns apart. The turns that
-    hold all its words are ranked when they fit the budget; past it (or when no turn holds them all)
-    the most recent RECENT turns that hold any of them are: the one place a recency window remains,
-    for queries made only of words found in thousands of turns.
-    """
-    counts = {w: _count(conn, quote(w), rowids) for w in words}
-    rare: list[str] = []
-    total = 0
-    for word in sorted(words, key=lambda w: counts[w]):
-        if total + counts[word] > MATCH_BUDGET:
-            break
-        rare.append(word)
-        total += counts[word]
-    if len(rare) == len(words):
-        return _Plan(Terms(tuple(words)).expression(), rowids=rowids)
-    if rare:
-        first, last = rowids or (
-            1,
-            int(conn.execute("SELECT coalesce(max(rowid), 0) FROM turns_fts").fetchone()[0]),
-        )
-        size = max(1, last - first + 1)
-        common = tuple(
-            (w, max(1e-6, math.log((size - counts[w] + 0.5) / (counts[w] + 0.5))))
-            for w in words
-            if w not in rare
-        )
-        return _Plan(Terms(tuple(w for w in words if w in rare)).expression(), common, rowids)
-    if len(words) > 1:
-        every = " AND ".join(quote(w) for w in words)
-        if 0 < _count(conn, every, rowids) <= MATCH_BUDGET:
-            return _Plan(every, rowids=rowids)
-    expression = Terms(tuple(words)).expression()
-    fts, head = _fts_where(expression, rowids)
-    row = conn.execute(
-        f"SELECT rowid FROM turns_fts WHERE {fts} ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        [*head, RECENT - 1],
-    ).fetchone()
-    if row is None:
-        return _Plan(expression, rowids=rowids)
-    return _Plan(expression, rowids=(int(row[0]), rowids[1] if rowids else _LAST_ROWID))
-
-
-def _split_common(conn: sqlite3.Connection, words: list[str]) -> tuple[list[str], list[tuple[str, float]]]:
-    """(the words FTS5 ranks, [(word, IDF)] of those left out as too common): see `_plan`."""
-    plan = _plan(conn, words)
-    left_out = {w for w, _ in plan.common}
-    return [w for w in words if w not in left_out], list(plan.common)
 
 
 def _common_scores(
@@ -379,7 +265,6 @@ def _stem(word: str) -> str:
 
 
 _WHEN = "coalesce(t.ts, s.started)"
-_LAST_ROWID = 2**63 - 1
 
 
 def _after(span: TimeSpan) -> str:

@@ -25,14 +25,11 @@ MAX_LIMIT = 1000
 
 
 def index_path() -> Path:
-    """The index of this machine; search and sessions work outside a repository too."""
-    from hippo_git.config import hippo_home, load_config
-    from hippo_git.errors import NotARepoError
+    """The index of this machine (`Config.index_path`, which no config file moves); search and
+    sessions work outside a repository too, and `--all` reads no config file."""
+    from hippo_git.config import hippo_home
 
-    try:
-        return load_config().index_path
-    except NotARepoError:
-        return hippo_home() / "index.sqlite"
+    return hippo_home() / "index.sqlite"
 
 
 def find_hits(

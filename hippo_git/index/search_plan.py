@@ -20,6 +20,7 @@ from hippo_git.index.sessions import session_filters
 MATCH_BUDGET = 5_000  # matches ranked in full per query; past it the rarer words pick the candidates
 RECENT = 2_000  # turns ranked for a query whose every word is over the budget, most recent first
 BAND_TURNS = 100_000  # a filter keeping more turns than this is not narrowed to its rowid band
+BAND_SESSIONS = 2_000  # … nor one keeping more sessions than this
 _LAST_ROWID = 2**63 - 1
 
 
@@ -60,10 +61,12 @@ def filter_band(
     else:
         return None
     filters = " AND ".join(where)
+    # At most BAND_SESSIONS + 1 sessions are read to tell: a big workspace pays well under a ms.
     kept = conn.execute(
-        f"SELECT coalesce(sum(s.turns), 0) FROM sessions s WHERE {filters}", params
+        f"SELECT count(*), coalesce(sum(turns), 0) FROM (SELECT s.turns FROM sessions s WHERE {filters} LIMIT ?)",
+        [*params, BAND_SESSIONS + 1],
     ).fetchone()
-    if int(kept[0]) > BAND_TURNS:
+    if int(kept[0]) > BAND_SESSIONS or int(kept[1]) > BAND_TURNS:
         return None
     row = conn.execute(
         f"SELECT min(t.id), max(t.id) FROM sessions s CROSS JOIN turns t ON t.session_id = s.id WHERE {filters}",

@@ -38,6 +38,11 @@ def _fast(args: list[str]) -> int | None:
         from hippo_git.cli.fast_entry import run_context
 
         code = run_context(args[1:])
+    elif args[:1] == ["search"]:
+        # A cold search pays for the index alone, not for click and the command group.
+        from hippo_git.cli.search_fast import run_fast
+
+        code = run_fast(args[1:])
     return code
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -318,6 +317,8 @@ def read_toml(path: Path, where: str) -> dict[str, Any]:
 
 def parse_toml_text(path: Path, text: str, where: str) -> dict[str, Any]:
     """Parse and validate the text of one config file (`path` names it in errors); flat dotted keys."""
+    import tomllib  # here, not at the top: a search outside a configured repository never parses TOML
+
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -254,7 +254,7 @@ def test_every_match_is_ranked_not_only_recent_ones(
 def test_common_words_still_count_when_rare_words_pick_the_candidates(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hippo_git.index.search as search_module
+    import hippo_git.index.search_plan as plan_module
 
     repo = make_repo(tmp_path / "repo")
     folder = tmp_path / "claude"
@@ -264,12 +264,76 @@ def test_common_words_still_count_when_rare_words_pick_the_candidates(
     cfg = config(repo, {"claude-code": [folder]})
     ingest(cfg)
     conn = connect(cfg.index_path, readonly=True)
-    monkeypatch.setattr(search_module, "MATCH_BUDGET", 10)
-    rare, common = search_module._split_common(conn, ["deploy", "rollback"])
+    monkeypatch.setattr(plan_module, "MATCH_BUDGET", 10)
+    rare, common = plan_module.split_common(conn, ["deploy", "rollback"])
     assert rare == ["rollback"] and [w for w, _ in common] == ["deploy"] and common[0][1] > 0
     hits = [h for h in search(conn, "deploy rollback") if not h.near]
     # Only the rare word was matched by FTS5, yet the turn with both words comes first.
     assert [h.seq for h in hits] == [41, 40]
-    monkeypatch.setattr(search_module, "MATCH_BUDGET", 1000)
-    assert search_module._split_common(conn, ["deploy", "rollback"]) == (["deploy", "rollback"], [])
+    monkeypatch.setattr(plan_module, "MATCH_BUDGET", 1000)
+    assert plan_module.split_common(conn, ["deploy", "rollback"]) == (["deploy", "rollback"], [])
+    conn.close()
+
+
+def test_queries_of_only_common_words_rank_a_bounded_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every word over the budget: the turns holding all of them when they fit it, else the most
+    recent turns holding any (BM25 over millions of matches would take seconds)."""
+    import hippo_git.index.search_plan as plan_module
+
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude"
+    turns = [("user", f"deploy step {n}") for n in range(20)]
+    turns += [("user", f"rollback step {n}") for n in range(20)]
+    turns += [("user", "deploy then rollback"), ("user", "deploy, rollback, deploy again")]
+    write_jsonl(folder / "s.jsonl", claude_lines("s", str(repo), turns))
+    cfg = config(repo, {"claude-code": [folder]})
+    ingest(cfg)
+    conn = connect(cfg.index_path, readonly=True)
+    monkeypatch.setattr(plan_module, "MATCH_BUDGET", 10)
+    monkeypatch.setattr(plan_module, "RECENT", 10)
+    plan = plan_module.plan_words(conn, ["deploy", "rollback"])
+    assert plan.expression == '"deploy" AND "rollback"' and plan.rowids is None and not plan.common
+    hits = [h for h in search(conn, "deploy rollback") if not h.near]
+    assert [h.seq for h in hits] == [41, 40]
+    # One word in 22 turns: only the 10 most recent of them are ranked (and their neighbours
+    # 10 and 11 enter through them); the older ones are not.
+    plan = plan_module.plan_words(conn, ["deploy"])
+    assert plan.rowids is not None and plan.rowids[0] == 13  # turn ids start at 1
+    seqs = {h.seq for h in search(conn, "deploy", limit=50) if not h.near}
+    assert seqs == {*range(10, 20), 40, 41}
+    monkeypatch.setattr(plan_module, "MATCH_BUDGET", 1000)
+    assert plan_module.plan_words(conn, ["deploy"]).rowids is None
+    assert len([h for h in search(conn, "deploy", limit=50) if not h.near]) == 22
+    conn.close()
+
+
+def test_a_folder_filter_counts_words_in_its_own_turns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word common on the machine but rare in this repository's sessions is ranked in full there:
+    the filter's band of turn ids bounds the counting and the ranking."""
+    import hippo_git.index.search_plan as plan_module
+
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude"
+    mine = [("user", "deploy the canary"), ("assistant", "deploy done"), ("user", "deploy rollback")]
+    write_jsonl(folder / "a" / "mine.jsonl", claude_lines("mine", str(repo), mine))
+    cfg = config(repo, {"claude-code": [folder]})
+    ingest(cfg)
+    others = [("user", f"deploy service {n}") for n in range(30)]
+    write_jsonl(folder / "b" / "other.jsonl", claude_lines("other", "/elsewhere", others, day="2026-03-01"))
+    ingest(cfg)
+    monkeypatch.setattr(plan_module, "MATCH_BUDGET", 10)
+    monkeypatch.setattr(plan_module, "RECENT", 10)
+    conn = connect(cfg.index_path, readonly=True)
+    band = plan_module.filter_band(conn, None, [str(repo)], None)
+    assert band == (1, 3)
+    assert plan_module.plan_words(conn, ["deploy"], band).rowids == band  # 3 matches there: no window
+    assert {h.seq for h in search(conn, "deploy", cwds=[str(repo)]) if not h.near} == {0, 1, 2}
+    # The whole machine: 33 matches, over the budget, so only the 10 most recent are ranked.
+    assert {h.session_id for h in search(conn, "deploy", limit=50)} == {"other"}
+    monkeypatch.setattr(plan_module, "BAND_TURNS", 2)  # a filter keeping more turns goes without
+    assert plan_module.filter_band(conn, None, [str(repo)], None) is None
     conn.close()

@@ -1,32 +1,20 @@
-"""`ingest`, `search`, `sessions`: the transcript index."""
+"""`ingest` and `sessions`: the transcript index (`search` is in `search_cmds`)."""
 
 from __future__ import annotations
 
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
-from hippo_git.config import Config, hippo_home, load_config
-from hippo_git.errors import NotARepoError
+from hippo_git.cli.search_fast import index_path
+from hippo_git.config import Config, load_config
 from hippo_git.transcripts.registry import harness_names
 
-if TYPE_CHECKING:
-    from hippo_git.capture.markdown import DocumentHit
-
 _HARNESS = click.Choice(harness_names())
-_ANSI_MARKS = ("\x1b[1;33m", "\x1b[0m")
-
-
-def _index_path() -> Path:
-    """The index of this machine; search and sessions work outside a repository too."""
-    try:
-        return load_config().index_path
-    except NotARepoError:
-        return hippo_home() / "index.sqlite"
 
 
 def _workspace(flag: bool) -> tuple[list[str] | None, list[str] | None]:
@@ -126,101 +114,6 @@ def _summary_lines(cfg: Config, s: dict[str, Any]) -> list[str]:
     return lines
 
 
-@click.command("search")
-@click.argument("query", nargs=-1, required=True)
-@click.option(
-    "--limit", "-n", default=20, show_default=True, type=click.IntRange(1, 1000), help="Most hits to show."
-)
-@click.option("--harness", type=_HARNESS, help="Only sessions of this harness.")
-@click.option("--since", help="Only turns since an ISO date or a span like 7d, 12h, 30m.")
-@click.option("--session", "session_id", help="Only this session (a unique id prefix is enough).")
-@click.option(
-    "--all",
-    "everywhere",
-    is_flag=True,
-    help="Search every session on this machine (default inside a repository: its sessions only).",
-)
-@click.option("--workspace", is_flag=True, hidden=True)  # the default now; kept for scripts
-@click.option(
-    "--fts", is_flag=True, help='Pass QUERY to SQLite FTS5 as written (AND/OR/NEAR, prefix*, "phrases").'
-)
-@json_option
-def search_cmd(
-    query: tuple[str, ...],
-    limit: int,
-    harness: str | None,
-    since: str | None,
-    session_id: str | None,
-    everywhere: bool,
-    workspace: bool,
-    fts: bool,
-    as_json: bool,
-) -> None:
-    """Search indexed turns (BM25), best first: this repository's sessions, or with --all (or outside
-    a repository) every session on this machine. MCP's search tool has the same default. Inside a
-    repository the files of its `capture.markdown_dirs` are searched too (listed after the turns)."""
-    from hippo_git.errors import NotARepoError
-    from hippo_git.index.db import connect
-    from hippo_git.index.search import MARKS, search
-    from hippo_git.index.sessions import resolve_session_id
-
-    cwds: list[str] | None = None
-    ids: list[str] | None = None
-    if not everywhere:
-        try:
-            cwds, ids = _workspace(True)
-        except NotARepoError:
-            everywhere = True
-    marks = _ANSI_MARKS if not as_json and sys.stdout.isatty() else MARKS
-    conn = connect(_index_path(), readonly=True)
-    try:
-        sid = resolve_session_id(conn, session_id) if session_id else None
-        hits = search(
-            conn,
-            " ".join(query),
-            limit=limit,
-            harness=harness,
-            since=since,
-            session=sid,
-            cwds=cwds,
-            session_ids=ids,
-            fts=fts,
-            marks=marks,
-        )
-    finally:
-        conn.close()
-    docs = _documents(" ".join(query), limit, fts, marks) if not (harness or since or session_id) else []
-    if as_json:
-        emit_json([h.as_dict() for h in hits] + [d.as_dict() for d in docs])
-        return
-    if not hits and not docs:
-        say(
-            "no matching turns on this machine"
-            if everywhere
-            else "no matching turns in this repository's sessions; --all searches every session on this machine"
-        )
-    for h in hits:
-        when = (h.ts or "")[:16].replace("T", " ")
-        click.echo(
-            f"{h.session_id}#{h.seq}  {h.harness}  {when}  {h.kind}  {h.cwd or ''}  {h.title or ''}".rstrip()
-        )
-        click.echo("    " + " ".join(h.snippet.split()))
-    for d in docs:
-        click.echo(f"{d.path}  markdown  {d.title}")
-        click.echo("    " + " ".join(d.snippet.split()))
-
-
-def _documents(query: str, limit: int, fts: bool, marks: tuple[str, str]) -> list[DocumentHit]:
-    """This repository's Markdown folders' matches (none outside a repository)."""
-    from hippo_git.capture import markdown
-
-    try:
-        cfg = load_config()
-    except NotARepoError:
-        return []
-    return markdown.search(cfg, query, limit=limit, fts=fts, marks=marks)
-
-
 @click.group("sessions", cls=FullHelpGroup, invoke_without_command=True)
 @click.option("--harness", type=_HARNESS, help="Only sessions of this harness.")
 @click.option("--workspace", is_flag=True, help="Only sessions that belong to this repository.")
@@ -239,7 +132,7 @@ def sessions_group(
     from hippo_git.index.sessions import list_sessions
 
     cwds, ids = _workspace(workspace)
-    conn = connect(_index_path(), readonly=True)
+    conn = connect(index_path(), readonly=True)
     try:
         rows = list_sessions(conn, harness=harness, workspace_cwds=cwds, session_ids=ids, limit=limit)
     finally:
@@ -265,7 +158,7 @@ def sessions_show_cmd(session_id: str, as_json: bool) -> None:
     from hippo_git.index.db import connect
     from hippo_git.index.sessions import get_session, get_turns, resolve_session_id
 
-    conn = connect(_index_path(), readonly=True)
+    conn = connect(index_path(), readonly=True)
     try:
         sid = resolve_session_id(conn, session_id)
         info = get_session(conn, sid)

@@ -1,10 +1,12 @@
 """Full-text search over turns: BM25 ranking with session neighbours, highlighted snippets, filters.
 
 A plain query is cut into words the way the index cuts text (`index.query`); a turn matches when it
-holds any of them, and BM25 rewards the turns that hold more, and rarer, ones. There is no window
-of recent turns, so old evidence stays findable as the index grows: FTS5 ranks every match of the
-query's rarer words (as many as fit MATCH_BUDGET matches, the rarest always), and the words too
-common for that add their weight to those candidates only (`_split_common`).
+holds any of them, and BM25 rewards the turns that hold more, and rarer, ones. Old evidence stays
+findable as the index grows: FTS5 ranks every match of the query's rarer words (as many as fit
+MATCH_BUDGET matches), and the words too common for that add their weight to those candidates only
+(`search_plan`). A folder or session filter bounds all of it to the band of turn ids its sessions hold,
+so words are rare or common by their count there. Only a query made of nothing but common words
+falls back to the most recent matches.
 
 A turn is then ranked with its session neighbours: the answer to a question often sits in the turn
 after the one that repeats its words (a question and its reply; a prompt, then the answer and the
@@ -21,7 +23,6 @@ hint, never a crash.
 
 from __future__ import annotations
 
-import math
 import re
 import sqlite3
 from collections.abc import Collection, Sequence
@@ -30,7 +31,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from hippo_git.errors import HippoError
-from hippo_git.index.query import STOPWORDS, Terms, query_terms, quote
+from hippo_git.index.query import STOPWORDS, query_terms, quote
+from hippo_git.index.search_plan import Plan, filter_band, fts_where, plan_words
 from hippo_git.index.sessions import session_filters
 from hippo_git.index.timewords import TimeSpan, find_time
 
@@ -40,8 +42,8 @@ MARKS = ("«", "»")
 SNIPPET_TOKENS = 24
 CANDIDATES = 400  # best matches per query: their scores are known when they are neighbours
 SMOOTHED = 200  # the best of them, ranked again with their neighbours
-MATCH_BUDGET = 20_000  # matches ranked in full per query; past it the rarer words pick the candidates
 NEAR_WEIGHT = (0.0, 0.45, 0.3)  # share of a neighbour's score a turn gets, by distance 0, 1, 2
+COMMON_CHARS = 4_000  # common words are counted in a turn's start: a tool's 1 MB output costs no more
 TIME_BOOST = 1.0  # a turn in the span the query names scores (1 + this) times higher
 AFTER_BOOST = 0.5  # … and one in the week after it this much (events are told after they happen)
 
@@ -104,7 +106,10 @@ def search(
         where.append("t.session_id = ?")
         params.append(session)
     span: TimeSpan | None = None
-    common: list[tuple[str, float]] = []
+    rowids = filter_band(conn, session, cwds, session_ids)
+    if rowids is not None and rowids[0] > rowids[1]:
+        return []  # the filter keeps no turns
+    plan = Plan(query, rowids=rowids)
     if fts:
         expression = query
     else:
@@ -114,10 +119,12 @@ def search(
             terms = query_terms(query)
         if not terms.words:
             return []
-        rare, common = _split_common(conn, list(terms.words))
-        expression = Terms(tuple(rare)).expression()
+        plan = plan_words(conn, list(terms.words), rowids)
+        expression = plan.expression
     try:
-        ranked = rank_turns(conn, expression, where, params, limit, span=span, common=common)
+        ranked = rank_turns(
+            conn, expression, where, params, limit, span=span, common=plan.common, rowids=plan.rowids
+        )
     except sqlite3.OperationalError as exc:
         if not fts or "locked" in str(exc) or "busy" in str(exc):
             raise
@@ -137,17 +144,20 @@ def rank_turns(
     *,
     span: TimeSpan | None = None,
     common: Sequence[tuple[str, float]] = (),
+    rowids: tuple[int, int] | None = None,
 ) -> list[tuple[int, float]]:
     """(turn id, score) of the best `limit` turns for an FTS5 expression, best first, under SQL
     conditions over `turns t` and `sessions s`: BM25, then smoothed over session neighbours.
     `common` are words left out of the expression because they match too many turns, with their
-    IDF: they add to the candidates' scores (see `_split_common`).
-    The ranking `search` uses, for callers that build their own expression and filters."""
-    own = _matches(conn, expression, where, params, max(CANDIDATES, limit))
+    IDF: they add to the candidates' scores; `rowids` (first, last) bounds the turn ids matched (see
+    `search_plan`). The ranking `search` uses, for callers that build their own expression and filters."""
+    own = _matches(conn, expression, where, params, max(CANDIDATES, limit), rowids)
     if span is not None:
         # The matches inside the span are candidates however many better ones lie outside it.
         inside = [*where, f"{_WHEN} >= ? AND {_WHEN} < ?"]
-        own.update(_matches(conn, expression, inside, [*params, span.start, _after(span)], CANDIDATES))
+        own.update(
+            _matches(conn, expression, inside, [*params, span.start, _after(span)], CANDIDATES, rowids)
+        )
     if not own:
         return []
     if common:
@@ -179,19 +189,25 @@ def rank_turns(
 
 
 def _matches(
-    conn: sqlite3.Connection, expression: str, where: Sequence[str], params: Sequence[Any], count: int
+    conn: sqlite3.Connection,
+    expression: str,
+    where: Sequence[str],
+    params: Sequence[Any],
+    count: int,
+    rowids: tuple[int, int] | None = None,
 ) -> dict[int, float]:
+    fts, head = fts_where(expression, rowids)
     if where:
         filters = " AND ".join(where)
         sql = (
             "SELECT c.id, c.score FROM (SELECT rowid AS id, bm25(turns_fts) AS score FROM turns_fts"
-            " WHERE turns_fts MATCH ?) c JOIN turns t ON t.id = c.id JOIN sessions s ON s.id = t.session_id"
+            f" WHERE {fts}) c JOIN turns t ON t.id = c.id JOIN sessions s ON s.id = t.session_id"
             f" WHERE {filters} ORDER BY c.score LIMIT ?"
         )
-        rows = conn.execute(sql, [expression, *params, count]).fetchall()
+        rows = conn.execute(sql, [*head, *params, count]).fetchall()
     else:
-        sql = "SELECT rowid, bm25(turns_fts) FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rank LIMIT ?"
-        rows = conn.execute(sql, (expression, count)).fetchall()
+        sql = f"SELECT rowid, bm25(turns_fts) FROM turns_fts WHERE {fts} ORDER BY rank LIMIT ?"
+        rows = conn.execute(sql, [*head, count]).fetchall()
     return {int(r[0]): -float(r[1]) for r in rows}
 
 
@@ -211,59 +227,29 @@ def _neighbours(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[tupl
     return out
 
 
-def _split_common(conn: sqlite3.Connection, words: list[str]) -> tuple[list[str], list[tuple[str, float]]]:
-    """(the words FTS5 ranks, [(word, IDF)] of those left out as too common).
-
-    BM25 costs about a microsecond per matching turn, so a word found in a large share of a big
-    index would make every query that holds it slow. Words are taken rarest first while the
-    matches they bring stay within MATCH_BUDGET (the rarest always); the rest add their IDF, times
-    BM25's saturation of their count, to the candidates only. Counting a word's matches walks its
-    posting list (no scoring), stopped at the budget.
-    """
-    if len(words) < 2:
-        return words, []
-    counts = {
-        w: int(
-            conn.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
-                (quote(w), MATCH_BUDGET + 1),
-            ).fetchone()[0]
-        )
-        for w in words
-    }
-    rare: list[str] = []
-    total = 0
-    for word in sorted(words, key=lambda w: counts[w]):
-        if rare and total + counts[word] > MATCH_BUDGET:
-            break
-        rare.append(word)
-        total += counts[word]
-    if len(rare) == len(words):
-        return words, []
-    size = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM turns_fts").fetchone()[0]) or 1
-    common = [
-        (w, max(1e-6, math.log((size - counts[w] + 0.5) / (counts[w] + 0.5)))) for w in words if w not in rare
-    ]
-    return [w for w in words if w in rare], common
-
-
 def _common_scores(
     conn: sqlite3.Connection, ids: list[int], common: Sequence[tuple[str, float]]
 ) -> dict[int, float]:
     """What the common words add to each candidate: IDF × BM25's term-count saturation (k1 = 1.2),
-    counted in the turn's text as words that start with the word's light stem."""
-    patterns = [
-        (re.compile(rf"(?<![^\W_]){re.escape(_stem(w))}[^\W_]*", re.IGNORECASE), idf) for w, idf in common
-    ]
+    counted in the turn's text as words that start with the word's light stem. One pass of one
+    pattern over each text finds the words of every stem."""
+    stems = [(_stem(w), idf) for w, idf in common]
+    alternatives = "|".join(re.escape(stem) for stem, _ in sorted(stems, key=lambda s: -len(s[0])))
+    pattern = re.compile(rf"(?<![^\W_])(?:{alternatives})[^\W_]*", re.IGNORECASE)
     out: dict[int, float] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         for tid, text in conn.execute(
-            f"SELECT id, text FROM turns WHERE id IN ({','.join('?' * len(chunk))})", chunk
+            f"SELECT id, substr(text, 1, {COMMON_CHARS}) FROM turns WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
         ):
+            found = pattern.findall(str(text))
+            if not found:
+                continue
+            lowered = [w.lower() for w in found]
             extra = 0.0
-            for pattern, idf in patterns:
-                n = len(pattern.findall(str(text)))
+            for stem, idf in stems:
+                n = sum(1 for w in lowered if w.startswith(stem))
                 if n:
                     extra += idf * n * 2.2 / (n + 1.2)
             if extra:

@@ -1,0 +1,196 @@
+"""`git hippo search` without click: the search and its rendering, shared with the click command
+(`search_cmds.search_cmd`), and `run_fast`, which answers the plain forms of the command before
+click and the command group are imported.
+
+A cold search spent about twice as long loading click and the group as a search on a small index
+takes, so `python -m hippo_git search` (and the `git-hippo` script) come here first. Anything this
+parser does not know (help, a bad value, `--harness`, whose choices come from the adapters) goes to
+the click command, which answers it with its usual messages.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hippo_git.errors import HippoError
+
+if TYPE_CHECKING:
+    from hippo_git.capture.markdown import DocumentHit
+    from hippo_git.index.search import Hit
+
+ANSI_MARKS = ("\x1b[1;33m", "\x1b[0m")
+MAX_LIMIT = 1000
+
+
+def index_path() -> Path:
+    """The index of this machine (`Config.index_path`, which no config file moves); search and
+    sessions work outside a repository too, and `--all` reads no config file."""
+    from hippo_git.config import hippo_home
+
+    return hippo_home() / "index.sqlite"
+
+
+def find_hits(
+    query: str,
+    *,
+    limit: int = 20,
+    harness: str | None = None,
+    since: str | None = None,
+    session_id: str | None = None,
+    everywhere: bool = False,
+    fts: bool = False,
+    marks: tuple[str, str] | None = None,
+) -> tuple[list[Hit], bool]:
+    """(hits, whether every session on this machine was searched): this repository's sessions
+    unless `everywhere` or outside a repository."""
+    from hippo_git.errors import NotARepoError
+    from hippo_git.index.db import connect
+    from hippo_git.index.search import MARKS, search
+    from hippo_git.index.sessions import resolve_session_id
+
+    cwds: list[str] | None = None
+    ids: list[str] | None = None
+    if not everywhere:
+        from hippo_git.config import load_config
+        from hippo_git.index.workspace import workspace_filter
+
+        try:
+            cwds, ids = workspace_filter(load_config())
+        except NotARepoError:
+            everywhere = True
+    conn = connect(index_path(), readonly=True)
+    try:
+        sid = resolve_session_id(conn, session_id) if session_id else None
+        hits = search(
+            conn,
+            query,
+            limit=limit,
+            harness=harness,
+            since=since,
+            session=sid,
+            cwds=cwds,
+            session_ids=ids,
+            fts=fts,
+            marks=marks or MARKS,
+        )
+    finally:
+        conn.close()
+    return hits, everywhere
+
+
+def find_documents(query: str, *, limit: int, fts: bool, marks: tuple[str, str] | None) -> list[DocumentHit]:
+    """This repository's `capture.markdown_dirs` matches (none outside a repository), listed after
+    the turns; changed files are re-read first, so results are current without the watcher."""
+    from hippo_git.config import load_config
+    from hippo_git.errors import NotARepoError
+
+    try:
+        cfg = load_config()
+    except NotARepoError:
+        return []
+    if not cfg.capture.markdown_dirs:
+        return []
+    from hippo_git.capture import markdown
+    from hippo_git.index.search import MARKS
+
+    return markdown.search(cfg, query, limit=limit, fts=fts, marks=marks or MARKS)
+
+
+def marks_for(as_json: bool) -> tuple[str, str] | None:
+    """Highlights for a terminal; None (the index's plain marks) for pipes and JSON."""
+    return ANSI_MARKS if not as_json and sys.stdout.isatty() else None
+
+
+def hits_json(hits: list[Hit], docs: list[DocumentHit]) -> str:
+    rows = [h.as_dict() for h in hits] + [d.as_dict() for d in docs]
+    return json.dumps(rows, indent=2, ensure_ascii=False, default=str)
+
+
+def hit_lines(hits: list[Hit], docs: list[DocumentHit]) -> list[str]:
+    out: list[str] = []
+    for h in hits:
+        when = (h.ts or "")[:16].replace("T", " ")
+        out.append(
+            f"{h.session_id}#{h.seq}  {h.harness}  {when}  {h.kind}  {h.cwd or ''}  {h.title or ''}".rstrip()
+        )
+        out.append("    " + " ".join(h.snippet.split()))
+    for d in docs:
+        out.append(f"{d.path}  markdown  {d.title}")
+        out.append("    " + " ".join(d.snippet.split()))
+    return out
+
+
+def nothing_found(everywhere: bool) -> str:
+    if everywhere:
+        return "no matching turns on this machine"
+    return "no matching turns in this repository's sessions; --all searches every session on this machine"
+
+
+_FLAGS = {"--all": "everywhere", "--workspace": None, "--fts": "fts", "--json": "as_json"}
+_VALUES = {"-n": "limit", "--limit": "limit", "--since": "since", "--session": "session_id"}
+
+
+def parse(argv: list[str]) -> dict[str, Any] | None:
+    """The search's options from the plain forms of its command line, or None for the click command
+    to answer (help, an unknown option, a missing or bad value, no query words)."""
+    opts: dict[str, Any] = {"limit": 20, "since": None, "session_id": None}
+    opts.update(everywhere=False, fts=False, as_json=False)
+    words: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        if not arg.startswith("-") or arg == "-":
+            words.append(arg)
+            continue
+        name, eq, value = arg.partition("=")
+        if name in _FLAGS and not eq:
+            key = _FLAGS[name]
+            if key:
+                opts[key] = True
+        elif name in _VALUES:
+            if eq and not name.startswith("--"):
+                return None  # click reads `-n=5` as the value "=5"
+            if not eq:
+                value = next(args, "")
+                if not value or value.startswith("-"):
+                    return None
+            opts[_VALUES[name]] = value
+        else:
+            return None
+    if not words:
+        return None
+    if not str(opts["limit"]).isdigit() or not 1 <= int(opts["limit"]) <= MAX_LIMIT:
+        return None
+    opts["limit"] = int(opts["limit"])
+    opts["query"] = " ".join(words)
+    return opts
+
+
+def run_fast(argv: list[str]) -> int | None:
+    """The exit status of `git hippo search ARGV`, or None when the click command must answer."""
+    opts = parse(argv)
+    if opts is None:
+        return None
+    as_json = opts.pop("as_json")
+    query, marks = opts.pop("query"), marks_for(as_json)
+    try:
+        hits, everywhere = find_hits(query, marks=marks, **opts)
+        docs = find_documents(query, limit=opts["limit"], fts=opts["fts"], marks=marks)
+        if opts["since"] or opts["session_id"]:
+            docs = []  # a time or session filter asks about turns; files have neither
+    except HippoError as exc:
+        sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
+        return exc.exit_code
+    except Exception:  # noqa: BLE001 - the full command reports and logs it
+        return None
+    if as_json:
+        sys.stdout.write(hits_json(hits, docs) + "\n")
+        return 0
+    if not hits and not docs:
+        sys.stderr.write(nothing_found(everywhere) + "\n")
+    lines = hit_lines(hits, docs)
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 0

@@ -25,6 +25,7 @@ import bisect
 import re
 from collections.abc import Collection
 
+from hippo_git.transcripts import redact_gates as gates
 from hippo_git.transcripts import redact_loose as _loose
 from hippo_git.transcripts import redact_rules as rules
 from hippo_git.transcripts import redact_tables as tables
@@ -43,7 +44,7 @@ _MAX_DOTTED_PREFIX = 26  # `SG.`, `ya29.`, a JWT header (19+ chars), with an esc
 _DISPATCH = tables.tokens()
 _SHAPES = tables.shapes()
 _RULES, _RULE_GATES = tables.rules()
-_gates = tables.gate_lookup(_RULE_GATES)
+_gates = gates.gate_lookup(_RULE_GATES)
 # Text with none of these characters can hold only a bare vendor token.
 _SPECIAL = re.compile(r"[^\w.\-]")
 _SPECIAL_ASCII = re.compile(r"[^A-Za-z0-9_.\-]")  # the same in ASCII text, without Unicode lookups

@@ -193,6 +193,7 @@ _PW_HASH = (
 # for it at C speed. Group `s` (or `t`, `u`) is the secret; `n` is a netrc password, kept only
 # after a `login`/`user` word.
 ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
+    *families.ANCHORED_FIRST,
     (
         "private_key",
         ("-----BEGIN",),

@@ -70,7 +70,10 @@ ANCHORED_FIRST: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
         "api_token",
         ("0/", "1/", "2/"),
         False,
-        r"(?<![\w/.:-])(?:[12]/[0-9]{10,20}(?:/[0-9]{10,20})?:[A-Za-z0-9]{32}|0/[0-9a-f]{32})(?![\w/])",
+        # (the look-behind after `[012]/`: a pattern that starts with a character class is
+        # searched for at C speed, one that starts with a look-behind is tried at every position)
+        r"[012]/(?<![\w/.:-]./)(?:(?<=[12]/)[0-9]{10,20}(?:/[0-9]{10,20})?:[A-Za-z0-9]{32}"
+        r"|(?<=0/)[0-9a-f]{32})(?![\w/])",
     ),  # Asana personal access tokens: `1/<user>:<32>`, `2/<user>/<app>:<32>`, the old `0/<32 hex>`
 )
 

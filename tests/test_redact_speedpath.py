@@ -149,6 +149,23 @@ def test_the_engine_is_hyperscan_where_installed_unless_told_re(monkeypatch: pyt
 
 
 @needs_hyperscan
+def test_a_hyperscan_library_that_refuses_the_cpu_falls_back_to_re(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hyperscan needs SSSE3: where its wheel loads but its compiler refuses the CPU, the gates
+    are looked up by `re` (and the same bits come out), unless Hyperscan was asked for by name."""
+    import hyperscan
+
+    def refuse(rule_gates: object) -> object:
+        raise hyperscan.error("this CPU lacks SSSE3")
+
+    monkeypatch.setattr(redact_gates, "_hyperscan_lookup", refuse)
+    fallback = redact_gates.gate_lookup(engine._RULE_GATES)
+    for text in gate_texts()[:300]:
+        assert fallback(text, engine._lower(text)) == reference(text)
+    with pytest.raises(hyperscan.error):
+        redact_gates.gate_lookup(engine._RULE_GATES, use="hyperscan")
+
+
+@needs_hyperscan
 def test_hyperscan_gates_are_found_in_every_thread() -> None:
     """Each thread scans with its own scratch space (one shared would be used by two scans)."""
     import threading

@@ -56,8 +56,17 @@ def gate_lookup(rule_gates: RuleGates, long: int = LONG, use: str | None = None)
     `engine()`). For "re": gates without letters are looked for in `low`; from `long`
     characters on, the nested gates are found through their groups, and none once every rule it
     enables runs (both ways give the same bits)."""
-    if (use or engine()) == "hyperscan":
-        return _hyperscan_lookup(rule_gates)
+    chosen = use or engine()
+    if chosen == "hyperscan":
+        import hyperscan
+
+        try:
+            return _hyperscan_lookup(rule_gates)
+        except hyperscan.error:
+            # The wheel loads but its library refuses this CPU (Hyperscan needs SSSE3): the
+            # standard library, unless the caller asked for Hyperscan by name.
+            if use == "hyperscan":
+                raise
     return _re_lookup(rule_gates, long)
 
 
@@ -65,7 +74,7 @@ def _hyperscan_lookup(rule_gates: RuleGates) -> Callable[[str, str], int]:
     """One Hyperscan database of every gate literal, each reported once per scan. A text is
     scanned as ASCII with `?` for the rest, which is `low` up to case: a gate read in the
     lowercased text is matched caselessly (ASCII letters only, as in `low`)."""
-    import hyperscan
+    import hyperscan  # only here: a process that never redacts never loads it
 
     masks: dict[tuple[str, bool], int] = {}
     for i, (literals, on_low) in enumerate(rule_gates):

@@ -27,6 +27,8 @@ then reports in one run:
     python bench/ingest.py --size-mb 100 --files 1000   # a quick run
     python bench/ingest.py --original-times      # replays keep the samples' times (a stress case:
                                                  # thousands of sessions at once on the same files)
+    python bench/ingest.py --against DIR         # also the index phase of the hippo_git in DIR,
+                                                 # each run right after one of this checkout's
 
 Everything is written under --out (default bench/out/, git-ignored); the corpus is reused when
 its parameters match.
@@ -344,14 +346,17 @@ def cold_search(index: Path, out: Path, runs: int, seed: int = 5) -> dict[str, A
     }
 
 
-def _run_child(*args: str, sample_rss: bool = False) -> dict[str, Any]:
+def _run_child(*args: str, sample_rss: bool = False, code: Path | None = None) -> dict[str, Any]:
     """Run a child of this script; with `sample_rss`, also the peak of the summed RSS of the child
-    and all its descendants (its workers), sampled from here every 20 ms."""
+    and all its descendants (its workers), sampled from here every 20 ms. `code`: a folder holding
+    another `hippo_git` for the child (and its workers) to import instead of this checkout's."""
+    env = dict(os.environ, HIPPO_BENCH_CODE=str(code)) if code else None
     proc = subprocess.Popen(
         [sys.executable, __file__, "--child", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
     peak_kb, pids, listed = 0, [proc.pid], 0.0
     while sample_rss and proc.poll() is None:
@@ -390,6 +395,12 @@ def main() -> None:
         type=int,
         default=3,
         help="cold index ingests, each followed by a bare insert; the ratio is their median (default 3)",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="also time the index phase of the hippo_git in this folder, right after each of this "
+        "checkout's (e.g. `git archive main hippo_git | tar -x -C DIR`)",
     )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -431,6 +442,15 @@ def main() -> None:
         again = _run_child("ingest", str(home), str(corpus), str(PARTS), sample_rss=True)
         pairs.append((again, _run_child("bare", str(home / "index.sqlite"), str(out / "bare.sqlite"))))
         shutil.rmtree(home, ignore_errors=True)
+    against: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (this, other), one after the other
+    for n in range(args.repeat if args.against else 0):
+        runs: dict[str, dict[str, Any]] = {}
+        for name, code in (("this", None), ("other", args.against.resolve()))[:: 1 if n % 2 == 0 else -1]:
+            home = out / f"home-against-{name}"
+            shutil.rmtree(home, ignore_errors=True)
+            runs[name] = _run_child("ingest", str(home), str(corpus), str(PARTS), code=code)
+            shutil.rmtree(home, ignore_errors=True)
+        against.append((runs["this"], runs["other"]))
     pair_ratios = [b["seconds"] / c["index_seconds"] for c, b in pairs]
     cold, bare = sorted(pairs, key=lambda p: p[1]["seconds"] / p[0]["index_seconds"])[len(pairs) // 2]
     found = _run_child("search", str(index), str(args.queries))
@@ -511,6 +531,24 @@ def main() -> None:
         "search": {k: round(v, 2) for k, v in found.items()},
         "cold_cli_search": {k: round(v, 2) for k, v in cold_found.items()},
     }
+    if against:
+
+        def cpu(run: dict[str, Any]) -> float:
+            return float(run["index_cpu_writer_s"] + run["index_cpu_workers_s"])
+
+        report["against"] = {
+            "code": str(args.against),
+            "index_seconds_this_other": [
+                (round(a["index_seconds"], 2), round(b["index_seconds"], 2)) for a, b in against
+            ],
+            "index_cpu_seconds_this_other": [(round(cpu(a), 2), round(cpu(b), 2)) for a, b in against],
+            "median_index_seconds_this_over_other": round(
+                statistics.median(a["index_seconds"] / b["index_seconds"] for a, b in against), 3
+            ),
+            "median_index_cpu_this_over_other": round(
+                statistics.median(cpu(a) / cpu(b) for a, b in against), 3
+            ),
+        }
     print(json.dumps(report, indent=2))
     targets = [
         # Issue 12's target, with the stronger redaction rules; 0.5 is the older stretch target.
@@ -528,6 +566,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, os.environ.get("HIPPO_BENCH_CODE") or str(REPO))
     os.environ.setdefault("PYTHONHASHSEED", "0")
     main()

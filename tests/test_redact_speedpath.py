@@ -141,6 +141,17 @@ def test_a_gate_found_first_does_not_hide_the_gates_tried_after_another() -> Non
         assert redact_gates.gate_lookup(rule_gates, long=long, use="re")(text, text.lower()) == 0b11
 
 
+def test_a_word_gate_inside_a_word_gate_inside_a_word_gate_is_found() -> None:
+    # `htpasswd` nests under `passw`, which nests under `pass`: the third level is looked up too.
+    rule_gates = [(("pass",), True), (("passw",), True), (("htpasswd",), True), (("pwd",), True)]
+    for text in ("run htpasswd -b", "HTPASSWD file", "x" * 700 + " htpasswd", "passed " * 120, "pwd"):
+        want = reference_for(rule_gates, text)
+        for long in (0, 10**9):
+            assert redact_gates.gate_lookup(rule_gates, long=long, use="re")(text, text.lower()) == want, text
+        if HYPERSCAN is not None:
+            assert redact_gates.gate_lookup(rule_gates, use="hyperscan")(text, text.lower()) == want
+
+
 def test_the_engine_is_hyperscan_where_installed_unless_told_re(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HIPPO_REDACT_ENGINE", "re")
     assert redact_gates.engine() == "re"

@@ -124,9 +124,10 @@ def lower(text: str) -> str:
 def run_rules(text: str, low: str, view: str, hits: int, spans: list[Span]) -> None:
     """Assignments read the text (see `_assignment`); the anchored rules read `view`."""
     view_low = low if view is text else ""
-    for i, (kind, rx, on_low, groups, assignment, lead) in enumerate(RULES):
-        if not hits >> i & 1:
-            continue
+    while hits:  # the rules whose bits are set, lowest (first in priority) first
+        low_bit = hits & -hits
+        hits ^= low_bit
+        kind, rx, on_low, groups, assignment, lead = RULES[low_bit.bit_length() - 1]
         if assignment:
             for m in rx.finditer(low):
                 _assignment(text, low, view, m, kind, spans)

@@ -128,9 +128,12 @@ def _re_lookup(rule_gates: RuleGates, long: int) -> Callable[[str, str], int]:
             for word, own, word_kids in by_word:
                 if word in low:
                     found |= own
-                    for gate, _, mask, _ in word_kids:
+                    for gate, _, mask, after_word in word_kids:
                         if gate in low:
                             found |= mask
+                            for gate2, _, mask2 in after_word:  # `htpasswd` after `passw`
+                                if gate2 in low:
+                                    found |= mask2
             return found
         seen = [-1] * count  # per group, the bits of its literals found (-1: not looked yet)
 
@@ -160,9 +163,13 @@ def _re_lookup(rule_gates: RuleGates, long: int) -> Callable[[str, str], int]:
                 continue
             if exact or word in low:
                 found |= own
-                for gate, _, mask, _ in word_kids:
-                    if found & mask != mask and gate in low:
-                        found |= mask
+                for gate, _, mask, after_word in word_kids:
+                    if (found & mask == mask and not after_word) or gate not in low:
+                        continue
+                    found |= mask
+                    for gate2, _, mask2 in after_word:
+                        if found & mask2 != mask2 and gate2 in low:
+                            found |= mask2
         return found
 
     return hits

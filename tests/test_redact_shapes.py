@@ -63,6 +63,13 @@ def test_a_yaml_block_scalar_with_crlf_line_ends_is_redacted() -> None:
     assert "host: x" in redact(f"password: |\r\n  {secret}\r\nhost: x\r\n")[0]
 
 
+def test_a_yaml_block_scalar_inside_json_keeps_the_json_escapes_around_it() -> None:
+    text = "db:\n  password: >-\n    Vy4Hb7Nk0Qe3Sw6Zr9Lt\n\n    Qs1Hc4Zl7Ft0Jv3Od6Kw\n  host: x\n"
+    out, _ = redact(json.dumps(text))
+    back = json.loads(out)  # no escape cut in half by the marker
+    assert back == "db:\n  password: >-\n[redacted:secret]\n  host: x\n"
+
+
 @pytest.mark.parametrize(
     "text",
     [

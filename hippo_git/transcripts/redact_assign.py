@@ -139,6 +139,9 @@ def run_rules(text: str, low: str, view: str, hits: int, spans: list[Span]) -> N
         for m in rx.finditer(view_low if on_low else view):
             group = next((g for g in groups if m.group(g) is not None), None)
             vs, ve = m.span(group) if group else m.span()
+            if group == "b":  # a block ends at its last character (not an escape's blanked `\`)
+                while ve > vs and view[ve - 1] in " \t\r":
+                    ve -= 1
             if view.startswith("[redacted:", vs):
                 continue
             if group == "n" and not _NETRC_USER.search(view_low, max(0, m.start() - 200), m.start()):

@@ -180,7 +180,23 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
     ("private_key", ("private-mac",), True, r"private-mac:[ \t]*(?P<s>[a-f0-9]{40,64})"),  # PuTTY
     (
         "secret",
-        (": |", ": >", ":\t|", ":\t>"),
+        # (a header line ends in `|` or `>` and a sign, or names the key right before it)
+        (
+            ": |",
+            ": >",
+            ":\t|",
+            ":\t>",
+            "|\n",
+            ">\n",
+            "|-\n",
+            ">-\n",
+            "|+\n",
+            ">+\n",
+            "|\\n",
+            ">\\n",
+            "-\\n",
+            "+\\n",
+        ),
         True,
         # The header: `|` or `>`, a chomping sign and an indentation digit in either order, a
         # comment; then blank lines, and the block: its first line's indentation and every line

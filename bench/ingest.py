@@ -11,7 +11,10 @@ then reports in one run:
   more than one CPU) and then the rollup (issue 7), each timed, with the CPU time of the writer
   and of the workers;
 * the baseline: the same extracted text inserted into a bare FTS5 table (same tokenizer), and
-  the ratio ingest rate / bare rate (target ≥ 0.5), for the index alone and with the rollup;
+  the ratio ingest rate / bare rate, for the index alone (target ≥ 0.41, issue 12; 0.5 is the
+  older stretch target) and with the rollup; measured as --repeat pairs of a cold index ingest
+  and a bare insert right after it (the median pair is judged: other processes on a shared
+  machine slow both of a pair alike), with the same ratio in CPU time beside it;
 * re-ingest of the unchanged corpus (target ≤ 2% of the cold time);
 * peak RSS of the ingest child and its workers together (target ≤ 300 MB), sampled, at a quarter
   and at the full corpus (flat);
@@ -24,6 +27,8 @@ then reports in one run:
     python bench/ingest.py --size-mb 100 --files 1000   # a quick run
     python bench/ingest.py --original-times      # replays keep the samples' times (a stress case:
                                                  # thousands of sessions at once on the same files)
+    python bench/ingest.py --against DIR         # also the index phase of the hippo_git in DIR,
+                                                 # each run right after one of this checkout's
 
 Everything is written under --out (default bench/out/, git-ignored); the corpus is reused when
 its parameters match.
@@ -238,15 +243,20 @@ def child_bare(index: Path, out: Path) -> dict[str, Any]:
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA cache_size = -32768")
     conn.execute(f"CREATE VIRTUAL TABLE bare USING fts5(text, tokenize='{TOKENIZER}')")
-    started = time.perf_counter()
+    started, cpu0 = time.perf_counter(), time.process_time()
     step = 20_000
     for i in range(0, len(texts), step):
         conn.execute("BEGIN")
         conn.executemany("INSERT INTO bare(text) VALUES (?)", texts[i : i + step])
         conn.execute("COMMIT")
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu0
     conn.close()
-    return {"seconds": seconds, "rows": len(texts), "text_mb": sum(len(t[0].encode()) for t in texts) / 1e6}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "rows": len(texts),
+        "text_mb": sum(len(t[0].encode()) for t in texts) / 1e6,
+    }
 
 
 def child_json(corpus: Path) -> dict[str, Any]:
@@ -336,14 +346,17 @@ def cold_search(index: Path, out: Path, runs: int, seed: int = 5) -> dict[str, A
     }
 
 
-def _run_child(*args: str, sample_rss: bool = False) -> dict[str, Any]:
+def _run_child(*args: str, sample_rss: bool = False, code: Path | None = None) -> dict[str, Any]:
     """Run a child of this script; with `sample_rss`, also the peak of the summed RSS of the child
-    and all its descendants (its workers), sampled from here every 20 ms."""
+    and all its descendants (its workers), sampled from here every 20 ms. `code`: a folder holding
+    another `hippo_git` for the child (and its workers) to import instead of this checkout's."""
+    env = dict(os.environ, HIPPO_BENCH_CODE=str(code)) if code else None
     proc = subprocess.Popen(
         [sys.executable, __file__, "--child", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
     peak_kb, pids, listed = 0, [proc.pid], 0.0
     while sample_rss and proc.poll() is None:
@@ -377,6 +390,18 @@ def main() -> None:
     parser.add_argument(
         "--original-times", action="store_true", help="replays keep the samples' times (all at once)"
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="cold index ingests, each followed by a bare insert; the ratio is their median (default 3)",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="also time the index phase of the hippo_git in this folder, right after each of this "
+        "checkout's (e.g. `git archive main hippo_git | tar -x -C DIR`)",
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -408,12 +433,33 @@ def main() -> None:
     index = homes["home-full"] / "index.sqlite"
     warm = _run_child("ingest", str(homes["home-full"]), str(corpus), str(PARTS))
     bare = _run_child("bare", str(index), str(out / "bare.sqlite"))
+    # On a shared machine the load changes from one minute to the next: the index phase and its
+    # baseline are measured in pairs, one right after the other, and the median pair is judged.
+    pairs = [(cold, bare)]
+    for n in range(1, args.repeat):
+        home = out / f"home-repeat-{n}"
+        shutil.rmtree(home, ignore_errors=True)
+        again = _run_child("ingest", str(home), str(corpus), str(PARTS), sample_rss=True)
+        pairs.append((again, _run_child("bare", str(home / "index.sqlite"), str(out / "bare.sqlite"))))
+        shutil.rmtree(home, ignore_errors=True)
+    against: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (this, other), one after the other
+    for n in range(args.repeat if args.against else 0):
+        runs: dict[str, dict[str, Any]] = {}
+        for name, code in (("this", None), ("other", args.against.resolve()))[:: 1 if n % 2 == 0 else -1]:
+            home = out / f"home-against-{name}"
+            shutil.rmtree(home, ignore_errors=True)
+            runs[name] = _run_child("ingest", str(home), str(corpus), str(PARTS), code=code)
+            shutil.rmtree(home, ignore_errors=True)
+        against.append((runs["this"], runs["other"]))
+    pair_ratios = [b["seconds"] / c["index_seconds"] for c, b in pairs]
+    cold, bare = sorted(pairs, key=lambda p: p[1]["seconds"] / p[0]["index_seconds"])[len(pairs) // 2]
     found = _run_child("search", str(index), str(args.queries))
     cold_found = cold_search(index, out, args.cold_searches)
     decode = _run_child("json", str(corpus))
 
     s = cold["summary"]
     index_cpu = cold["index_cpu_writer_s"] + cold["index_cpu_workers_s"]
+    index_cpus = [c["index_cpu_writer_s"] + c["index_cpu_workers_s"] for c, _ in pairs]
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     ingest_rate = mb / cold["seconds"]
     index_rate = mb / cold["index_seconds"]
@@ -446,9 +492,20 @@ def main() -> None:
             "failed": len(s["files"]["failed"]),
             "secrets": s["secrets_redacted"],
         },
-        "bare_fts5_insert": {"seconds": round(bare["seconds"], 2), "mb_per_s": round(bare_rate, 2)},
+        "bare_fts5_insert": {
+            "seconds": round(bare["seconds"], 2),
+            "cpu_seconds": round(bare["cpu_seconds"], 2),
+            "mb_per_s": round(bare_rate, 2),
+        },
         "ratio_ingest_to_bare": round(ingest_rate / bare_rate, 3),
+        # The median of `repeat` (index, bare) pairs, each measured one right after the other.
         "ratio_index_to_bare": round(index_rate / bare_rate, 3),
+        "ratio_index_to_bare_pairs": [round(r, 3) for r in pair_ratios],
+        # CPU time instead of wall time (less moved by other processes on a shared machine): the
+        # bare insert's CPU against the index phase's CPU spread evenly over every CPU.
+        "ratio_index_cpu_to_bare_cpu_pairs": [
+            round(b["cpu_seconds"] / (cpu / cpus), 3) for (_, b), cpu in zip(pairs, index_cpus, strict=True)
+        ],
         # Not a measurement: the index ratio if every CPU of this machine were busy all the time,
         # i.e. the index phase's CPU time spread evenly over them. Above it is out of reach here.
         "ratio_index_bound_all_cpus_busy": round(bare["seconds"] / (index_cpu / cpus), 3),
@@ -469,14 +526,34 @@ def main() -> None:
         },
         "peak_rss_mb": {  # the ingest process and its workers together
             f"{small_bytes / 1e6:.0f} MB": round(small["maxrss_mb"], 1),
-            f"{mb:.0f} MB": round(cold["maxrss_mb"], 1),
+            f"{mb:.0f} MB": round(max(c["maxrss_mb"] for c, _ in pairs), 1),
         },
         "search": {k: round(v, 2) for k, v in found.items()},
         "cold_cli_search": {k: round(v, 2) for k, v in cold_found.items()},
     }
+    if against:
+
+        def cpu(run: dict[str, Any]) -> float:
+            return float(run["index_cpu_writer_s"] + run["index_cpu_workers_s"])
+
+        report["against"] = {
+            "code": str(args.against),
+            "index_seconds_this_other": [
+                (round(a["index_seconds"], 2), round(b["index_seconds"], 2)) for a, b in against
+            ],
+            "index_cpu_seconds_this_other": [(round(cpu(a), 2), round(cpu(b), 2)) for a, b in against],
+            "median_index_seconds_this_over_other": round(
+                statistics.median(a["index_seconds"] / b["index_seconds"] for a, b in against), 3
+            ),
+            "median_index_cpu_this_over_other": round(
+                statistics.median(cpu(a) / cpu(b) for a, b in against), 3
+            ),
+        }
     print(json.dumps(report, indent=2))
     targets = [
-        ("index (parse, redact, write) ≥ 0.5 × bare FTS5 insert", report["ratio_index_to_bare"] >= 0.5),
+        # Issue 12's target, with the stronger redaction rules; 0.5 is the older stretch target.
+        ("index (parse, redact, write) ≥ 0.41 × bare FTS5 insert", report["ratio_index_to_bare"] >= 0.41),
+        ("index ≥ 0.5 × bare FTS5 insert (stretch)", report["ratio_index_to_bare"] >= 0.5),
         ("ingest with the rollup ≥ 0.5 × bare FTS5 insert", report["ratio_ingest_to_bare"] >= 0.5),
         ("re-ingest ≤ 2% of cold", report["reingest_unchanged"]["percent_of_cold"] <= 2),
         ("peak RSS ≤ 300 MB (the process and its workers)", max(report["peak_rss_mb"].values()) <= 300),
@@ -489,6 +566,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, os.environ.get("HIPPO_BENCH_CODE") or str(REPO))
     os.environ.setdefault("PYTHONHASHSEED", "0")
     main()

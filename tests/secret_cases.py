@@ -96,6 +96,14 @@ def vendor_cases(seed: int = 12) -> list[Case]:
         ("github refresh", "", "ghr_" + b(_ALNUM, 36)),
         ("github fine-grained", "", "github_pat_" + b(_ALNUM, 22) + "_" + b(_ALNUM, 59)),
         ("1password service account", "OP_SERVICE_ACCOUNT_TOKEN=", "ops_eyJ" + b(_B64URL, 250)),
+        ("asana v1", "ASANA_PAT=", "1/" + b("0123456789", 16) + ":" + b(_HEX, 32)),
+        ("asana v1 short id", "asana token ", "1/" + b("0123456789", 13) + ":" + b(_HEX, 32)),
+        (
+            "asana v2",
+            "Authorization: Bearer ",
+            "2/" + b("0123456789", 16) + "/" + b("0123456789", 16) + ":" + b(_HEX, 32),
+        ),
+        ("asana legacy", "asana: ", "0/" + b(_HEX, 32)),
         (
             "1password secret key",
             "secret key ",

@@ -48,6 +48,41 @@ def test_the_case_files_cover_the_shapes_the_issue_lists() -> None:
     ):  # fmt: skip
         assert family in families, family
     assert all(case.secrets for case in SHAPES + VENDORS)
+    blocks = " ".join(c.name for c in SHAPES if "block scalar" in c.name)
+    for form in ("folded strip", "keep", "leading blank", "trailing blank", "blank line inside", "digit"):
+        assert form in blocks, form
+    assert {"asana v1", "asana v2", "asana legacy"} <= {c.name for c in VENDORS}
+
+
+def test_a_yaml_block_scalar_with_crlf_line_ends_is_redacted() -> None:
+    secret = "Mx7Ar4Pe1Wu8Li5Cn2Ty"
+    for text in (f"password: |\r\n  {secret}\r\nhost: x\r\n", f"token: >-\r\n\r\n  {secret}\r\n"):
+        for form in (text, json.dumps(text)):
+            out, _ = redact(form)
+            assert secret not in out and out.startswith(form[:8]), out
+    assert "host: x" in redact(f"password: |\r\n  {secret}\r\nhost: x\r\n")[0]
+
+
+def test_a_yaml_block_scalar_inside_json_keeps_the_json_escapes_around_it() -> None:
+    text = "db:\n  password: >-\n    Vy4Hb7Nk0Qe3Sw6Zr9Lt\n\n    Qs1Hc4Zl7Ft0Jv3Od6Kw\n  host: x\n"
+    out, _ = redact(json.dumps(text))
+    back = json.loads(out)  # no escape cut in half by the marker
+    assert back == "db:\n  password: >-\n[redacted:secret]\n  host: x\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "description: |\n  Deploys the service; see the key rotation notes.\n",
+        "run: >-\n  pytest -q tests/test_token.py\n",
+        "keyboard: |\n  Cmd-K opens the palette\n",
+        "progress 1/2 of 3/4, ticket 1/1203843298034579 done",
+        "GET https://example.com/v1/0/68a9e79b868c6789e79a124c30b0dd1e",
+        "ratio 2/1203843298034579/1205869872834098 only",
+    ],
+)
+def test_block_scalars_of_other_names_and_asana_look_alikes_are_left_alone(text: str) -> None:
+    assert redact(text) == (text, {})
 
 
 @pytest.mark.parametrize("case", SHAPES, ids=[c.name for c in SHAPES])

@@ -1,6 +1,6 @@
 """The fast paths of redaction find what the plain ones find.
 
-Long texts look their gates up through groups of gates (`redact_tables.gate_lookup`), short ones
+Long texts look their gates up through groups of gates (`redact_gates.gate_lookup`), short ones
 one `in` at a time: both must give the bits the gates' definition gives, and a secret planted in
 a long text must be redacted exactly as on its own. Also: the one-pass choice of JSON escapes to
 blank, the ASCII check for special characters, a rule skipped when what its matches start with
@@ -19,14 +19,22 @@ import yaml
 from hippo_git.index import scrub as scrub_module
 from hippo_git.index.scrub import Scrubber
 from hippo_git.transcripts import redact as engine
-from hippo_git.transcripts import redact_rules, redact_tables
+from hippo_git.transcripts import redact_gates, redact_rules, redact_tables
 from hippo_git.transcripts.redact import redact, scan
 from hippo_git.transcripts.redact_escapes import blank_escapes
 from tests.conftest import corpus
 from tests.test_redact import FAKE_SECRETS, RULES_DIR
 
-DIRECT = redact_tables.gate_lookup(engine._RULE_GATES, long=10**9)
-GROUPED = redact_tables.gate_lookup(engine._RULE_GATES, long=0)
+DIRECT = redact_gates.gate_lookup(engine._RULE_GATES, long=10**9, use="re")
+GROUPED = redact_gates.gate_lookup(engine._RULE_GATES, long=0, use="re")
+try:  # the one-pass engine, where its wheel is installed (the pure-`re` lookups above always run)
+    import hyperscan  # noqa: F401
+
+    HYPERSCAN = redact_gates.gate_lookup(engine._RULE_GATES, use="hyperscan")
+except ImportError:
+    HYPERSCAN = None
+LOOKUPS = [DIRECT, GROUPED] + ([HYPERSCAN] if HYPERSCAN else [])
+needs_hyperscan = pytest.mark.skipif(HYPERSCAN is None, reason="no hyperscan wheel here")
 
 # Long text full of the gates' characters and near-misses of their words, holding no secret.
 FILLER = (
@@ -73,7 +81,7 @@ def gate_texts() -> list[str]:
 
 
 def test_the_filler_holds_no_secret() -> None:
-    assert len(FILLER) >= redact_tables.LONG
+    assert len(FILLER) >= redact_gates.LONG
     assert scan(FILLER) == [] and scan(FILLER_UNICODE) == []
 
 
@@ -81,19 +89,16 @@ def test_long_and_short_gate_lookups_give_the_gates_definition() -> None:
     for text in gate_texts():
         low = engine._lower(text)
         want = reference(text)
-        assert DIRECT(text, low) == want, text[:80]
-        assert GROUPED(text, low) == want, text[:80]
+        for lookup in LOOKUPS:
+            assert lookup(text, low) == want, text[:80]
 
 
 def test_letters_outside_ascii_open_no_gate() -> None:
     # The Kelvin sign lowercases to "k": as in the plain lookup, it opens no gate.
     for text in ("to\u212aen = abcdefgh12345", "\u212aey: abcdefgh12345678", "pa\u017f\u017f = abcdefgh1234"):
         padded = FILLER + text
-        assert (
-            GROUPED(padded, engine._lower(padded))
-            == reference(padded)
-            == DIRECT(padded, engine._lower(padded))
-        )
+        for lookup in LOOKUPS:
+            assert lookup(padded, engine._lower(padded)) == reference(padded)
 
 
 def reference_for(rule_gates: list[tuple[tuple[str, ...], bool]], text: str) -> int:
@@ -119,12 +124,13 @@ def test_gate_lookups_on_random_gates_and_texts() -> None:
             parented = all(any(c in lit for c in "~!($@=/:_-") for lit in literals)
             rule_gates.append((literals, rng.random() < 0.5 or not parented))
         rule_gates = [(tuple(g.lower() if low else g for g in gates), low) for gates, low in rule_gates]
-        direct = redact_tables.gate_lookup(rule_gates, long=10**9)
-        grouped = redact_tables.gate_lookup(rule_gates, long=0)
+        lookups = [redact_gates.gate_lookup(rule_gates, long=n, use="re") for n in (10**9, 0)]
+        if HYPERSCAN is not None:
+            lookups.append(redact_gates.gate_lookup(rule_gates, use="hyperscan"))
         for _ in range(30):
             text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 1500)))
             low, want = engine._lower(text), reference_for(rule_gates, text)
-            assert direct(text, low) == want == grouped(text, low), (rule_gates, text)
+            assert all(lookup(text, low) == want for lookup in lookups), (rule_gates, text)
 
 
 def test_a_gate_found_first_does_not_hide_the_gates_tried_after_another() -> None:
@@ -132,7 +138,97 @@ def test_a_gate_found_first_does_not_hide_the_gates_tried_after_another() -> Non
     rule_gates = [(("~x", "//"), False), (("://",), False)]
     text = "~x and http://host " * 40
     for long in (0, 10**9):
-        assert redact_tables.gate_lookup(rule_gates, long=long)(text, text.lower()) == 0b11
+        assert redact_gates.gate_lookup(rule_gates, long=long, use="re")(text, text.lower()) == 0b11
+
+
+def test_a_word_gate_inside_a_word_gate_inside_a_word_gate_is_found() -> None:
+    # `htpasswd` nests under `passw`, which nests under `pass`: the third level is looked up too.
+    rule_gates = [(("pass",), True), (("passw",), True), (("htpasswd",), True), (("pwd",), True)]
+    for text in ("run htpasswd -b", "HTPASSWD file", "x" * 700 + " htpasswd", "passed " * 120, "pwd"):
+        want = reference_for(rule_gates, text)
+        for long in (0, 10**9):
+            assert redact_gates.gate_lookup(rule_gates, long=long, use="re")(text, text.lower()) == want, text
+        if HYPERSCAN is not None:
+            assert redact_gates.gate_lookup(rule_gates, use="hyperscan")(text, text.lower()) == want
+
+
+def test_the_engine_is_hyperscan_where_installed_unless_told_re(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HIPPO_REDACT_ENGINE", "re")
+    assert redact_gates.engine() == "re"
+    monkeypatch.delenv("HIPPO_REDACT_ENGINE")
+    assert redact_gates.engine() == ("re" if HYPERSCAN is None else "hyperscan")
+
+
+@needs_hyperscan
+def test_a_hyperscan_library_that_refuses_the_cpu_falls_back_to_re(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hyperscan needs SSSE3: where its wheel loads but its compiler refuses the CPU, the gates
+    are looked up by `re` (and the same bits come out), unless Hyperscan was asked for by name."""
+    import hyperscan
+
+    def refuse(rule_gates: object) -> object:
+        raise hyperscan.error("this CPU lacks SSSE3")
+
+    monkeypatch.setattr(redact_gates, "_hyperscan_lookup", refuse)
+    fallback = redact_gates.gate_lookup(engine._RULE_GATES)
+    for text in gate_texts()[:300]:
+        assert fallback(text, engine._lower(text)) == reference(text)
+    with pytest.raises(hyperscan.error):
+        redact_gates.gate_lookup(engine._RULE_GATES, use="hyperscan")
+
+
+@needs_hyperscan
+def test_hyperscan_gates_are_found_in_every_thread() -> None:
+    """Each thread scans with its own scratch space (one shared would be used by two scans)."""
+    import threading
+
+    texts = gate_texts()[:400]
+    want = [reference(t) for t in texts]
+    errors: list[str] = []
+
+    def check() -> None:
+        for text, bits in zip(texts, want, strict=True):
+            if HYPERSCAN(text, engine._lower(text)) != bits:  # type: ignore[misc]
+                errors.append(text[:40])
+
+    threads = [threading.Thread(target=check) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+
+
+def test_redaction_is_the_same_without_hyperscan() -> None:
+    """The pure-`re` path (platforms without a wheel) redacts the Nosey Parker examples and the
+    planted fakes exactly as the default engine does, in a fresh interpreter told to use it."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    samples = [text for text, _ in FAKE_SECRETS.values()] + [FILLER, FILLER_UNICODE]
+    for path in sorted(corpus(*RULES_DIR).glob("*.yml")):
+        for rule in yaml.safe_load(path.read_text())["rules"]:
+            for example in rule.get("examples") or ():
+                samples += [str(example), FILLER + str(example) + FILLER_UNICODE]
+    code = (
+        "import json, sys\n"
+        "from hippo_git.transcripts import redact_gates\n"
+        "from hippo_git.transcripts.redact import redact\n"
+        "assert redact_gates.engine() == 're'\n"
+        "print(json.dumps([redact(t)[0] for t in json.load(sys.stdin)]))\n"
+    )
+    env = dict(os.environ, HIPPO_REDACT_ENGINE="re")
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(samples),
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert len(samples) > 100
+    assert json.loads(out.stdout) == [redact(t)[0] for t in samples]
 
 
 def planted(example: str, filler: str) -> tuple[str, int]:

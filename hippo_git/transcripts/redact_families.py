@@ -64,6 +64,19 @@ TOKENS: tuple[tuple[str, str], ...] = (
     ("api_token", r"AQVN[A-Za-z0-9_-]{35,38}"),  # Yandex
 )
 
+# Tried before every other context rule: an `Authorization: Bearer` value would end at its `:`.
+ANCHORED_FIRST: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
+    (
+        "api_token",
+        ("0/", "1/", "2/"),
+        False,
+        # (the look-behind after `[012]/`: a pattern that starts with a character class is
+        # searched for at C speed, one that starts with a look-behind is tried at every position)
+        r"[012]/(?<![\w/.:-]./)(?:(?<=[12]/)[0-9]{10,20}(?:/[0-9]{10,20})?:[A-Za-z0-9]{32}"
+        r"|(?<=0/)[0-9a-f]{32})(?![\w/])",
+    ),  # Asana personal access tokens: `1/<user>:<32>`, `2/<user>/<app>:<32>`, the old `0/<32 hex>`
+)
+
 ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
     # A Digest header's secret is its response hash (the other fields are public).
     (
@@ -167,9 +180,30 @@ ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
     ("private_key", ("private-mac",), True, r"private-mac:[ \t]*(?P<s>[a-f0-9]{40,64})"),  # PuTTY
     (
         "secret",
-        ("|\n", "|-\n", ">\n", "|\\n", "|-\\n"),
+        # (a header line ends in `|` or `>` and a sign, or names the key right before it)
+        (
+            ": |",
+            ": >",
+            ":\t|",
+            ":\t>",
+            "|\n",
+            ">\n",
+            "|-\n",
+            ">-\n",
+            "|+\n",
+            ">+\n",
+            "|\\n",
+            ">\\n",
+            "-\\n",
+            "+\\n",
+        ),
         True,
-        r"(?:passw(?:or)?d|secret|token|key|credentials?)[\"']?[ \t]*:[ \t]*[|>][-+]?[ \t]*\n"
-        r"(?P<b>(?P<i>[ \t]+)\S[^\n]*(?:\n(?P=i)[^\n]*)*)",
+        # The header: `|` or `>`, a chomping sign and an indentation digit in either order, a
+        # comment; then blank lines, and the block: its first line's indentation and every line
+        # after with as much, blank lines between them too (escaped line breaks are read as
+        # breaks: the rule reads the text with its JSON escapes blanked).
+        r"(?:passw(?:or)?d|passphrase|pwd|secret|token|key|credentials?)\\?[\"']?[ \t]*:[ \t]*[|>]"
+        r"(?:[1-9][-+]?|[-+][1-9]?)?[ \t\r]*(?:#[^\n]*)?\n(?>[ \t\r]*\n)*"
+        r"(?P<b>(?P<i>[ \t]+)[^\s][^\n]*(?:(?>\n[ \t\r]*(?=\n))*\n(?P=i)[^\n]*)*)",
     ),  # a YAML block scalar under a secret's name: every line of it
 )

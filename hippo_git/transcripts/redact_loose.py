@@ -1,5 +1,5 @@
 """Secrets without a telling prefix, found among the runs of 20+ token characters that
-`redact._scan_tokens` already walks (so text without such a run pays nothing here):
+`redact_tokens.scan_tokens` already walks (so text without such a run pays nothing here):
 
 * a high-entropy value (base64, base64url, base62 or hex, detect-secrets-like thresholds scaled
   to its length) given to any name (`X = "…"`, `"d": "…"`, `name: …`), or following a

@@ -193,6 +193,7 @@ _PW_HASH = (
 # for it at C speed. Group `s` (or `t`, `u`) is the secret; `n` is a netrc password, kept only
 # after a `login`/`user` word.
 ANCHORED: tuple[tuple[str, tuple[str, ...], bool, str], ...] = (
+    *families.ANCHORED_FIRST,
     (
         "private_key",
         ("-----BEGIN",),
@@ -320,8 +321,8 @@ def _key_head() -> str:
 # Assignment keys: (family, gates, head). A head must end the key (`tokens`, `token_type` and
 # `password_hash` are not secrets' names); `redact.py` checks what precedes `pass` and `pwd`.
 ASSIGN_HEADS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("password", ("pass",), r"passw(?:or)?d"),
-    ("password", ("pass",), r"passphrase"),
+    ("password", ("passw",), r"passw(?:or)?d"),  # (not `pass`: test runs print "passed" a lot)
+    ("password", ("passphrase",), r"passphrase"),
     ("password", ("pass",), r"pass"),
     ("password", ("pwd",), r"pwd"),
     ("secret", ("secret",), r"secret"),

@@ -70,7 +70,9 @@ class _Bar:
 )
 @json_option
 def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | None, as_json: bool) -> None:
-    """Index new and changed agent transcripts (redacted) into $HIPPO_HOME/index.sqlite."""
+    """Index new and changed agent transcripts (redacted) into $HIPPO_HOME/index.sqlite, and embed
+    the new turns once `git hippo embed` has been run."""
+    from hippo_git.cli.embed_cmds import embed_after_ingest
     from hippo_git.signals.refresh import ingest
 
     cfg = load_config()
@@ -79,10 +81,13 @@ def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | N
         summary = ingest(cfg, full=full, root=root, harness=harness, progress=bar, workers=jobs)
     finally:
         bar.close()
+    embedded = embed_after_ingest(cfg)
     if as_json:
-        emit_json(summary.as_dict())
+        emit_json({**summary.as_dict(), **({"embedding": embedded} if embedded else {})})
     for line in _summary_lines(cfg, summary.as_dict()):
         say(line)
+    if embedded:
+        say(f"embedded {embedded['embedded']} new turns ({embedded['turns_per_second']} turns/s)")
 
 
 def _summary_lines(cfg: Config, s: dict[str, Any]) -> list[str]:
@@ -139,8 +144,10 @@ def search_cmd(
     fts: bool,
     as_json: bool,
 ) -> None:
-    """Search indexed turns (BM25), best first: this repository's sessions, or with --all (or outside
-    a repository) every session on this machine. MCP's search tool has the same default."""
+    """Search indexed turns (BM25, fused with embeddings after `git hippo embed`), best first: this
+    repository's sessions, or with --all (or outside a repository) every session on this machine.
+    MCP's search tool has the same default."""
+    from hippo_git.cli.embed_cmds import search_ranking
     from hippo_git.errors import NotARepoError
     from hippo_git.index.db import connect
     from hippo_git.index.search import MARKS, search
@@ -157,6 +164,7 @@ def search_cmd(
     conn = connect(_index_path(), readonly=True)
     try:
         sid = resolve_session_id(conn, session_id) if session_id else None
+        ranking = search_ranking(conn, _index_path(), " ".join(query), fts)
         hits = search(
             conn,
             " ".join(query),
@@ -168,11 +176,14 @@ def search_cmd(
             session_ids=ids,
             fts=fts,
             marks=marks,
+            rerank=ranking.rerank,
         )
     finally:
         conn.close()
+    if ranking.mode == "lexical" and ranking.note:
+        say(ranking.note)
     if as_json:
-        emit_json([h.as_dict() for h in hits])
+        emit_json([{**h.as_dict(), "ranking": ranking.mode} for h in hits])
         return
     if not hits:
         say(

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("hook_cmds", "hook_cmd"),
     "ingest": ("index_cmds", "ingest_cmd"),
     "search": ("index_cmds", "search_cmd"),
+    "embed": ("embed_cmds", "embed_cmd"),
     "sessions": ("index_cmds", "sessions_group"),
     "notes": ("notes_cmds", "notes_group"),
     "context": ("notes_cmds", "context_cmd"),

@@ -48,7 +48,7 @@ KS = (5, 10, 25, 50)
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 TARGETS = {10: 0.75, 50: 0.88}
 SEMANTIC_TARGETS = {5: 0.68, 10: 0.78, 25: 0.86, 50: 0.90}
-FUSION_WEIGHTS = (0.3, 0.5, 0.7, 1.0, 1.5)
+FUSION_WEIGHTS = (0.2, 0.4, 0.7, 1.0)
 P50_TARGET_MS = 20.0
 _WORD = re.compile(r"[^\W_]+")
 

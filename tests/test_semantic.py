@@ -88,11 +88,11 @@ def test_model_errors_are_one_line_hippo_errors(tmp_path: Path, monkeypatch: pyt
 def test_fusion_is_weighted_reciprocal_rank() -> None:
     # k = 60: 3 is in both lists (1/63 + 0.5/61) and passes 1 (1/61), which passes 2 (1/62);
     # 4, only second in the vector list, comes last (0.5/62).
-    assert [t for t, _ in fuse([1, 2, 3], [3, 4], weight=0.5)] == [3, 1, 2, 4]
+    assert [t for t, _ in fuse([1, 2, 3], [3, 4], weight=0.5, k=60)] == [3, 1, 2, 4]
     # At weight 0 the vector list cannot reorder the lexical one.
-    assert [t for t, _ in fuse([1, 2, 3], [3, 4], weight=0.0)][:3] == [1, 2, 3]
+    assert [t for t, _ in fuse([1, 2, 3], [3, 4], weight=0.0, k=60)][:3] == [1, 2, 3]
     # A large weight lets the vector list lead.
-    assert [t for t, _ in fuse([1, 2], [2, 1], weight=3.0)] == [2, 1]
+    assert [t for t, _ in fuse([1, 2], [2, 1], weight=3.0, k=60)] == [2, 1]
 
 
 def _index(path: Path, texts: list[str]) -> sqlite3.Connection:

@@ -3,7 +3,7 @@
 A turn's fused score is `1 / (K + lexical rank) + WEIGHT / (K + vector rank)` (a missing rank adds
 nothing). Reciprocal-rank fusion needs no calibration between BM25 scores and cosine similarity;
 the weight keeps the lexical ranking in charge of the top ranks, where exact words are the better
-evidence (equal weights measured worse at @5 on LoCoMo dev: `bench/recall.py --semantic --weights`).
+evidence (equal weights cost 12 points at @5 on LoCoMo dev: `bench/recall.py --semantic --weights`).
 
 `search` calls the reranker this module builds (`reranker`) with its lexical candidates and SQL
 filters; nothing here is needed for search to work. Vectors are read from the embedding store
@@ -28,8 +28,12 @@ if TYPE_CHECKING:
 
 __all__ = ["DEPTH", "K", "WEIGHT", "Reranker", "Vectors", "fuse", "load_vectors", "reranker"]
 
-K = 60.0
-WEIGHT = 0.7  # the vector ranking's weight against the lexical one's 1 (measured on LoCoMo dev)
+# Measured on LoCoMo dev only (bench/recall.py --semantic --weights): with all-MiniLM-L6-v2 the
+# vector ranking alone is far weaker than the lexical one (@5 37 against 66), so it gets a small
+# weight, and a small K keeps the lexical top ranks apart (at K = 60 and weight 0.7, @5 fell 10
+# points). Weight 0.4 at K = 5 lifted every k: 66.7 / 76.5 / 84.8 / 90.7 against 65.8 / 75.1 / 83.0 / 88.3.
+K = 5.0
+WEIGHT = 0.4  # the vector ranking's weight against the lexical one's 1
 DEPTH = 100  # candidates taken from each ranking
 
 Ranked = list[tuple[int, float]]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from hippo_git.index.db import BUSY_TIMEOUT_MS, migrate
 
@@ -71,7 +72,7 @@ def store_path(index_path: Path) -> Path:
 def open_store(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     """The embedding store; a write open creates and migrates it (WAL, busy timeout)."""
     if readonly:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         return conn
     path.parent.mkdir(parents=True, exist_ok=True)

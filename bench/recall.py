@@ -17,6 +17,11 @@ against a variant with a neighbour-context column.
     python bench/recall.py                 # recall, and latency at 1M turns
     python bench/recall.py --scale 200000  # a quicker latency figure
     python bench/recall.py --quick         # recall only
+    python bench/recall.py --quick --semantic            # … and with the [semantic] extra's fusion
+    python bench/recall.py --quick --semantic --weights  # … and the fusion weights measured
+
+`--semantic` embeds the dev turns with the configured default model (its turns/s and the
+embedding store's size are reported) and ranks with `search`'s reciprocal-rank fusion.
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ DEV = REPO.parent / "shared" / "corpora" / "retrieval" / "locomo-dev.json"
 KS = (5, 10, 25, 50)
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 TARGETS = {10: 0.75, 50: 0.88}
+SEMANTIC_TARGETS = {5: 0.68, 10: 0.78, 25: 0.86, 50: 0.90}
+FUSION_WEIGHTS = (0.2, 0.4, 0.7, 1.0)
 P50_TARGET_MS = 20.0
 _WORD = re.compile(r"[^\W_]+")
 
@@ -189,6 +196,101 @@ def hippo_search(index: Path) -> Callable[[str, str, int], list[tuple[str, int]]
 
     def run(cwd: str, question: str, k: int) -> list[tuple[str, int]]:
         return [(h.session_id, h.seq) for h in search(conn, question, limit=k, cwds=[cwd])]
+
+    return run
+
+
+def embed_index(index: Path) -> dict[str, Any]:
+    """Embed the index's turns into the store beside it; the run's figures."""
+    from hippo_git.index.db import connect
+    from hippo_git.index.embed_model import DEFAULT_MODEL, load_encoder
+    from hippo_git.index.embed_store import embed_pending, open_store, store_path
+
+    start = time.perf_counter()
+    encoder = load_encoder(DEFAULT_MODEL, index.parent)
+    loaded = time.perf_counter() - start
+    conn = connect(index, readonly=True)
+    store = open_store(store_path(index))
+    try:
+        summary = embed_pending(conn, store, encoder)
+    finally:
+        store.close()
+        conn.close()
+    return {**summary.as_dict(), "load_s": round(loaded, 2)}
+
+
+class _Queries:
+    """An encoder that embeds each question once per run (the weight sweep asks again)."""
+
+    def __init__(self, encoder: Any) -> None:
+        self.encoder = encoder
+        self.name = encoder.name
+        self.seen: dict[str, Any] = {}
+
+    def encode(self, texts: list[str]) -> Any:
+        if len(texts) != 1:
+            return self.encoder.encode(texts)
+        if texts[0] not in self.seen:
+            self.seen[texts[0]] = self.encoder.encode(texts)
+        return self.seen[texts[0]]
+
+
+_ENCODER: list[_Queries] = []
+
+
+def _encoder(index: Path) -> Any:
+    from hippo_git.index.embed_model import DEFAULT_MODEL, load_encoder
+
+    if not _ENCODER:
+        _ENCODER.append(_Queries(load_encoder(DEFAULT_MODEL, index.parent)))
+    return _ENCODER[0]
+
+
+def hybrid_search(
+    index: Path, weight: float | None = None
+) -> Callable[[str, str, int], list[tuple[str, int]]]:
+    """`search` with the [semantic] fusion, at `weight` (None: the shipped one)."""
+    from hippo_git.index import fusion
+    from hippo_git.index.db import connect
+    from hippo_git.index.embed_store import store_path
+    from hippo_git.index.search import search
+
+    conn = connect(index, readonly=True)
+    encoder = _encoder(index)
+    vectors = fusion.load_vectors(store_path(index), encoder.name)
+    assert vectors is not None, "nothing embedded"
+    w = fusion.WEIGHT if weight is None else weight
+
+    def run(cwd: str, question: str, k: int) -> list[tuple[str, int]]:
+        rerank = fusion.reranker(conn, question, encoder, vectors, weight=w)
+        return [(h.session_id, h.seq) for h in search(conn, question, limit=k, cwds=[cwd], rerank=rerank)]
+
+    return run
+
+
+def vector_only(index: Path) -> Callable[[str, str, int], list[tuple[str, int]]]:
+    """Embedding similarity alone (the dense-retriever row of the LoCoMo paper's table)."""
+    from hippo_git.index import fusion
+    from hippo_git.index.db import connect
+    from hippo_git.index.embed_store import store_path
+
+    conn = connect(index, readonly=True)
+    encoder = _encoder(index)
+    vectors = fusion.load_vectors(store_path(index), encoder.name)
+    assert vectors is not None, "nothing embedded"
+    where = {
+        cwd: [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT t.id FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.cwd = ?", (cwd,)
+            )
+        ]
+        for (cwd,) in conn.execute("SELECT DISTINCT cwd FROM sessions")
+    }
+    key = {int(r[0]): (r[1], int(r[2])) for r in conn.execute("SELECT id, session_id, seq FROM turns")}
+
+    def run(cwd: str, question: str, k: int) -> list[tuple[str, int]]:
+        return [key[t] for t in vectors.nearest(encoder.encode([question])[0], where[cwd], k)]
 
     return run
 
@@ -356,6 +458,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="recall only")
     parser.add_argument("--designs", action="store_true", help="also compare the two neighbour designs")
+    parser.add_argument("--semantic", action="store_true", help="also the [semantic] extra's hybrid ranking")
+    parser.add_argument(
+        "--weights", action="store_true", help="with --semantic: recall at each fusion weight"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     turns, cwd_of, dia, questions = load(args.dev)
@@ -363,12 +469,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         index = Path(tmp) / "index.sqlite"
         build_index(index, turns, cwd_of)
+        report["index_bytes"] = index.stat().st_size
         report["baseline"] = recall(bare_baseline(turns, cwd_of), questions, dia)
         report["hippo"] = recall(hippo_search(index), questions, dia)
         if args.designs:
             report["designs"] = designs(index, turns, cwd_of, questions, dia)
+        if args.semantic:
+            report["embedding"] = embed_index(index)
+            report["vectors only"] = recall(vector_only(index), questions, dia)
+            report["semantic"] = recall(hybrid_search(index), questions, dia)
+            if args.weights:
+                report["weights"] = {
+                    w: recall(hybrid_search(index, w), questions, dia) for w in FUSION_WEIGHTS
+                }
         if not args.quick:
-            report["index_bytes"] = index.stat().st_size
             report["fts_sizes"] = neighbour_column_size(turns)
             big = Path(tmp) / "big" / "index.sqlite"
             big.parent.mkdir()
@@ -386,6 +500,11 @@ def main() -> None:
                     "not installed: pip install -e '.[bench]' (PyPI claude-mem, offline once installed)"
                 )
     checks = [(f"recall@{k} ≥ {100 * v:.0f}", report["hippo"][k] >= v) for k, v in TARGETS.items()]
+    if "semantic" in report:
+        checks += [
+            (f"with [semantic] recall@{k} ≥ {100 * v:.0f}", report["semantic"][k] >= v)
+            for k, v in SEMANTIC_TARGETS.items()
+        ]
     if "latency" in report:
         checks.append(
             (
@@ -414,6 +533,17 @@ def main() -> None:
     print(f"LoCoMo dev: {report['questions']} questions over {report['turns']} turns")
     print(f"  bare FTS5 BM25   {_pct(report['baseline'])}")
     print(f"  git hippo search {_pct(report['hippo'])}")
+    if "semantic" in report:
+        e = report["embedding"]
+        print(f"  vectors only     {_pct(report['vectors only'])}")
+        print(f"  hybrid (fusion)  {_pct(report['semantic'])}")
+        for w, figures in report.get("weights", {}).items():
+            print(f"    fusion weight {w:<4} {_pct(figures)}")
+        print(
+            f"embedding ({e['model']}): {e['embedded']} turns in {e['seconds']:.1f} s ="
+            f" {e['turns_per_second']:.1f} turns/s (model load {e['load_s']} s);"
+            f" store {e['store_bytes']:,} bytes beside an index of {report['index_bytes']:,}"
+        )
     for name, figures in report.get("designs", {}).items():
         print(f"  {name:38s} {_pct(figures)}")
     if "scaled" in report:

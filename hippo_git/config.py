@@ -143,6 +143,14 @@ SCHEMA: tuple[Key, ...] = (
         "a capture waits this long for the index lock, then leaves its write in the outbox",
         ("workspace", "machine"),
     ),
+    Key(
+        "semantic.model",
+        str,
+        "all-MiniLM-L6-v2",
+        "embedding model of the [semantic] extra: a name (downloaded once into $HIPPO_HOME/models) or a "
+        'folder; "off" = lexical search only even when the extra is installed',
+        ("workspace", "machine"),
+    ),
 )
 _BY_NAME = {k.name: k for k in SCHEMA}
 
@@ -192,6 +200,7 @@ class Config:
     ci_install: str = ""
     ingest_workers: int | None = None  # None: decide by the machine and the amount to read
     packs_registry: str = ""
+    semantic_model: str = "all-MiniLM-L6-v2"  # "off": no embeddings
     sources: dict[str, str] = field(default_factory=dict)  # dotted key → where its value came from
 
     @property
@@ -219,6 +228,7 @@ class Config:
             "ingest.workers": "auto" if self.ingest_workers is None else self.ingest_workers,
             "packs.registry": self.packs_registry,
             "ci.install": self.ci_install,
+            "semantic.model": self.semantic_model,
         }
         for name in ("apply", "chunk_hours", "max_model_calls", "max_bytes", "model_timeout_s", "stale_days"):
             values[f"dream.{name}"] = getattr(self.dream, name)
@@ -449,6 +459,7 @@ def _assemble(
         ci_install=values["ci.install"],
         ingest_workers=None if workers == "auto" else workers,
         packs_registry=values["packs.registry"],
+        semantic_model=values["semantic.model"],
         sources=sources,
     )
 

@@ -62,12 +62,14 @@ class _Bar:
 )
 @json_option
 def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | None, as_json: bool) -> None:
-    """Index new and changed agent transcripts (redacted) into $HIPPO_HOME/index.sqlite.
+    """Index new and changed agent transcripts (redacted) into $HIPPO_HOME/index.sqlite, and embed
+    the new turns once `git hippo embed` has been run.
 
     Writes waiting in the outbox ($HIPPO_HOME/outbox/) are replayed first, in order.
     """
     from hippo_git.capture import markdown
     from hippo_git.capture.steps import replay
+    from hippo_git.cli.embed_cmds import embed_after_ingest
     from hippo_git.signals.refresh import ingest
 
     cfg = load_config()
@@ -78,8 +80,10 @@ def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | N
     finally:
         bar.close()
     docs = markdown.refresh(cfg)
+    embedded = embed_after_ingest(cfg)
     if as_json:
-        emit_json({**summary.as_dict(), "outbox": replayed.as_dict(), "markdown": asdict(docs)})
+        extra = {"embedding": embedded} if embedded else {}
+        emit_json({**summary.as_dict(), "outbox": replayed.as_dict(), "markdown": asdict(docs), **extra})
     if replayed.done:
         say(f"replayed {len(replayed.done)} waiting write(s) from the outbox first")
     if replayed.failed:
@@ -88,6 +92,8 @@ def ingest_cmd(full: bool, root: Path | None, harness: str | None, jobs: int | N
         say(line)
     if docs.updated or docs.removed:
         say(f"Markdown folders: read {len(docs.updated)} file(s) again, dropped {len(docs.removed)}")
+    if embedded:
+        say(f"embedded {embedded['embedded']} new turns ({embedded['turns_per_second']} turns/s)")
 
 
 def _summary_lines(cfg: Config, s: dict[str, Any]) -> list[str]:

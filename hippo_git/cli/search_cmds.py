@@ -12,6 +12,7 @@ from hippo_git.cli.search_fast import (
     find_documents,
     find_hits,
     hit_lines,
+    hits_rows,
     marks_for,
     nothing_found,
 )
@@ -53,11 +54,11 @@ def search_cmd(
     fts: bool,
     as_json: bool,
 ) -> None:
-    """Search indexed turns (BM25), best first: this repository's sessions, or with --all (or outside
+    """Search indexed turns (BM25, fused with embeddings after `git hippo embed`), best first: this repository's sessions, or with --all (or outside
     a repository) every session on this machine. MCP's search tool has the same default. Inside a
     repository the files of its `capture.markdown_dirs` are searched too (listed after the turns)."""
     marks = marks_for(as_json)
-    hits, everywhere = find_hits(
+    hits, everywhere, ranking = find_hits(
         " ".join(query),
         limit=limit,
         harness=harness,
@@ -69,8 +70,10 @@ def search_cmd(
     )
     filtered = harness or since or session_id
     docs = [] if filtered else find_documents(" ".join(query), limit=limit, fts=fts, marks=marks)
+    if ranking.mode == "lexical" and ranking.note:
+        say(ranking.note)
     if as_json:
-        emit_json([h.as_dict() for h in hits] + [d.as_dict() for d in docs])
+        emit_json(hits_rows(hits, docs, ranking.mode))
         return
     if not hits and not docs:
         say(nothing_found(everywhere))

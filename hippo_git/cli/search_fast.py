@@ -19,6 +19,7 @@ from hippo_git.errors import HippoError
 
 if TYPE_CHECKING:
     from hippo_git.capture.markdown import DocumentHit
+    from hippo_git.index.embed import Ranking
     from hippo_git.index.search import Hit
 
 ANSI_MARKS = ("\x1b[1;33m", "\x1b[0m")
@@ -43,27 +44,36 @@ def find_hits(
     everywhere: bool = False,
     fts: bool = False,
     marks: tuple[str, str] | None = None,
-) -> tuple[list[Hit], bool]:
-    """(hits, whether every session on this machine was searched): this repository's sessions
-    unless `everywhere` or outside a repository."""
+) -> tuple[list[Hit], bool, Ranking]:
+    """(hits, whether every session on this machine was searched, how they were ranked): this
+    repository's sessions unless `everywhere` or outside a repository; fused with embeddings when
+    the `[semantic]` extra has them, else lexical only (and the ranking says why)."""
+    from hippo_git.config import Config, load_config, machine_config
     from hippo_git.errors import NotARepoError
     from hippo_git.index.db import connect
+    from hippo_git.index.embed import Ranking, ranking_for
     from hippo_git.index.search import MARKS, search
     from hippo_git.index.sessions import resolve_session_id
 
     cwds: list[str] | None = None
     ids: list[str] | None = None
+    cfg: Config | None = None
     if not everywhere:
-        from hippo_git.config import load_config
         from hippo_git.index.workspace import workspace_filter
 
         try:
-            cwds, ids = workspace_filter(load_config())
+            cfg = load_config()
+            cwds, ids = workspace_filter(cfg)
         except NotARepoError:
             everywhere = True
     conn = connect(index_path(), readonly=True)
     try:
         sid = resolve_session_id(conn, session_id) if session_id else None
+        if fts:
+            ranking = Ranking("lexical", "")  # an FTS5 expression is exact by request: nothing to say
+        else:
+            cfg = cfg or machine_config()
+            ranking = ranking_for(conn, index_path(), cfg.home, cfg.semantic_model, query)
         hits = search(
             conn,
             query,
@@ -75,10 +85,11 @@ def find_hits(
             session_ids=ids,
             fts=fts,
             marks=marks or MARKS,
+            rerank=ranking.rerank,
         )
     finally:
         conn.close()
-    return hits, everywhere
+    return hits, everywhere, ranking
 
 
 def find_documents(query: str, *, limit: int, fts: bool, marks: tuple[str, str] | None) -> list[DocumentHit]:
@@ -104,8 +115,13 @@ def marks_for(as_json: bool) -> tuple[str, str] | None:
     return ANSI_MARKS if not as_json and sys.stdout.isatty() else None
 
 
-def hits_json(hits: list[Hit], docs: list[DocumentHit]) -> str:
-    rows = [h.as_dict() for h in hits] + [d.as_dict() for d in docs]
+def hits_rows(hits: list[Hit], docs: list[DocumentHit], ranking: str) -> list[dict[str, Any]]:
+    """`--json`'s rows: the turns, each saying how it was ranked, then the Markdown files."""
+    return [{**h.as_dict(), "ranking": ranking} for h in hits] + [d.as_dict() for d in docs]
+
+
+def hits_json(hits: list[Hit], docs: list[DocumentHit], ranking: str) -> str:
+    rows = hits_rows(hits, docs, ranking)
     return json.dumps(rows, indent=2, ensure_ascii=False, default=str)
 
 
@@ -176,7 +192,7 @@ def run_fast(argv: list[str]) -> int | None:
     as_json = opts.pop("as_json")
     query, marks = opts.pop("query"), marks_for(as_json)
     try:
-        hits, everywhere = find_hits(query, marks=marks, **opts)
+        hits, everywhere, ranking = find_hits(query, marks=marks, **opts)
         docs = find_documents(query, limit=opts["limit"], fts=opts["fts"], marks=marks)
         if opts["since"] or opts["session_id"]:
             docs = []  # a time or session filter asks about turns; files have neither
@@ -186,8 +202,10 @@ def run_fast(argv: list[str]) -> int | None:
     except Exception:  # noqa: BLE001 - the full command reports and logs it
         return None
     if as_json:
-        sys.stdout.write(hits_json(hits, docs) + "\n")
+        sys.stdout.write(hits_json(hits, docs, ranking.mode) + "\n")
         return 0
+    if ranking.mode == "lexical" and ranking.note:
+        sys.stderr.write(ranking.note + "\n")
     if not hits and not docs:
         sys.stderr.write(nothing_found(everywhere) + "\n")
     lines = hit_lines(hits, docs)

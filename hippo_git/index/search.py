@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,6 +46,7 @@ NEAR_WEIGHT = (0.0, 0.45, 0.3)  # share of a neighbour's score a turn gets, by d
 COMMON_CHARS = 4_000  # common words are counted in a turn's start: a tool's 1 MB output costs no more
 TIME_BOOST = 1.0  # a turn in the span the query names scores (1 + this) times higher
 AFTER_BOOST = 0.5  # … and one in the week after it this much (events are told after they happen)
+RERANK_DEPTH = 50  # lexical candidates a reranker sees (rank_turns returns twice as many)
 
 
 @dataclass(frozen=True)
@@ -89,10 +90,13 @@ def search(
     marks: tuple[str, str] = MARKS,
     now: datetime | None = None,
     snippet_tokens: int = SNIPPET_TOKENS,
+    rerank: Callable[[list[tuple[int, float]], Sequence[str], Sequence[Any]], list[tuple[int, float]]]
+    | None = None,
 ) -> list[Hit]:
     """Turns matching `query`, best first. `cwds`/`session_ids` keep sessions under those folders or
     with those ids (the workspace filter); `session` is an exact session id (resolve prefixes first);
-    `now` is when relative time words count from; snippets are up to `snippet_tokens` (≤ 64) words."""
+    `now` is when relative time words count from; snippets are up to `snippet_tokens` (≤ 64) words.
+    `rerank` (the `[semantic]` extra's fusion, `index.fusion`) reorders a deeper lexical ranking."""
     if limit <= 0:
         return []
     where, params = session_filters(
@@ -122,9 +126,12 @@ def search(
         plan = plan_words(conn, list(terms.words), rowids)
         expression = plan.expression
     try:
+        depth = max(limit, RERANK_DEPTH) if rerank else limit
         ranked = rank_turns(
-            conn, expression, where, params, limit, span=span, common=plan.common, rowids=plan.rowids
+            conn, expression, where, params, depth, span=span, common=plan.common, rowids=plan.rowids
         )
+        if rerank is not None and not fts:
+            ranked = rerank(ranked, where, params)[: limit * 2]
     except sqlite3.OperationalError as exc:
         if not fts or "locked" in str(exc) or "busy" in str(exc):
             raise

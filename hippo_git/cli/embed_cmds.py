@@ -1,0 +1,91 @@
+"""`embed`: the `[semantic]` extra's turn embeddings; and the ranking `search` uses."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from hippo_git.cli.render import emit_json, json_option, say
+from hippo_git.config import Config, load_config, machine_config
+from hippo_git.errors import NotARepoError
+
+if TYPE_CHECKING:
+    from hippo_git.index.embed import Ranking
+
+
+def _config() -> Config:
+    """The workspace's settings, or the machine's outside a repository."""
+    try:
+        return load_config()
+    except NotARepoError:
+        return machine_config()
+
+
+class _Bar:
+    """A progress bar on stderr for a terminal, started when the number to embed is known."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.bar: Any = None
+        self.shown = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total <= 0 or not sys.stderr.isatty():
+                return
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr, show_pos=True)
+            self.bar.__enter__()
+        self.bar.update(done - self.shown)
+        self.shown = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+@click.command("embed")
+@json_option
+def embed_cmd(as_json: bool) -> None:
+    """Embed indexed turns for semantic search (needs the [semantic] extra), in batches, reusing the
+    vectors of unchanged text. After the first run, `ingest` embeds new turns itself."""
+    from hippo_git.index.embed import embed_index
+
+    cfg = _config()
+    bar = _Bar("embedding turns")
+    try:
+        summary = embed_index(cfg.index_path, cfg.home, cfg.semantic_model, progress=bar)
+    finally:
+        bar.close()
+    if as_json:
+        emit_json(summary.as_dict())
+        return
+    say(
+        f"{summary.embedded} turns embedded, {summary.reused} reused ({summary.model},"
+        f" {summary.turns_per_second:.1f} turns/s); store {summary.store_bytes:,} bytes"
+    )
+
+
+def embed_after_ingest(cfg: Config) -> dict[str, Any] | None:
+    """For `ingest`: embed its new turns when embeddings are on (see `index.embed`)."""
+    from hippo_git.index.embed import refresh_after_ingest
+
+    bar = _Bar("embedding new turns")
+    try:
+        summary = refresh_after_ingest(cfg.index_path, cfg.home, cfg.semantic_model, progress=bar)
+    finally:
+        bar.close()
+    return summary.as_dict() if summary else None
+
+
+def search_ranking(conn: sqlite3.Connection, index_path: Path, query: str, fts: bool) -> Ranking:
+    """How `search` ranks this query: hybrid when embeddings can be used, else lexical."""
+    from hippo_git.index.embed import Ranking, ranking_for
+
+    if fts:
+        return Ranking("lexical", "")  # an FTS5 expression is exact by request: nothing to say
+    cfg = _config()
+    return ranking_for(conn, index_path, cfg.home, cfg.semantic_model, query)

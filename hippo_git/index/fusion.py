@@ -1,0 +1,143 @@
+"""Hybrid ranking: the lexical ranking fused with embedding similarity by weighted reciprocal rank.
+
+A turn's fused score is `1 / (K + lexical rank) + WEIGHT / (K + vector rank)` (a missing rank adds
+nothing). Reciprocal-rank fusion needs no calibration between BM25 scores and cosine similarity;
+the weight keeps the lexical ranking in charge of the top ranks, where exact words are the better
+evidence (equal weights cost 12 points at @5 on LoCoMo dev: `bench/recall.py --semantic --weights`).
+
+`search` calls the reranker this module builds (`reranker`) with its lexical candidates and SQL
+filters; nothing here is needed for search to work. Vectors are read from the embedding store
+once per process and kept while the file is unchanged.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hippo_git.index.embed_store import open_store
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from hippo_git.index.embed_model import Encoder
+
+__all__ = ["DEPTH", "K", "WEIGHT", "Reranker", "Vectors", "fuse", "load_vectors", "reranker"]
+
+# Measured on LoCoMo dev only (bench/recall.py --semantic --weights): with all-MiniLM-L6-v2 the
+# vector ranking alone is far weaker than the lexical one (@5 37 against 66), so it gets a small
+# weight, and a small K keeps the lexical top ranks apart (at K = 60 and weight 0.7, @5 fell 10
+# points). Weight 0.4 at K = 5 lifted every k: 66.7 / 76.5 / 84.8 / 90.7 against 65.8 / 75.1 / 83.0 / 88.3.
+K = 5.0
+WEIGHT = 0.4  # the vector ranking's weight against the lexical one's 1
+DEPTH = 100  # candidates taken from each ranking
+
+Ranked = list[tuple[int, float]]
+Reranker = Callable[[Ranked, Sequence[str], Sequence[Any]], Ranked]
+
+
+def fuse(lexical: Sequence[int], semantic: Sequence[int], weight: float = WEIGHT, k: float = K) -> Ranked:
+    """Turn ids of both rankings (best first each), by weighted reciprocal-rank fusion, best first."""
+    scores: dict[int, float] = {}
+    for rank, tid in enumerate(lexical, 1):
+        scores[tid] = scores.get(tid, 0.0) + 1.0 / (k + rank)
+    for rank, tid in enumerate(semantic, 1):
+        scores[tid] = scores.get(tid, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+@dataclass(frozen=True)
+class Vectors:
+    """Every embedded turn of one model: ids and a (turns × dim) float32 matrix of unit rows."""
+
+    ids: npt.NDArray[np.int64]
+    matrix: npt.NDArray[np.float32]
+
+    def __len__(self) -> int:
+        return int(self.ids.shape[0])
+
+    def nearest(self, query: npt.NDArray[np.float32], allowed: Sequence[int] | None, count: int) -> list[int]:
+        """Ids of the `count` turns most similar to `query`, among `allowed` ones (None: all)."""
+        import numpy as np
+
+        if not len(self):
+            return []
+        if allowed is None:
+            rows = np.arange(len(self))
+        else:
+            rows = np.flatnonzero(np.isin(self.ids, np.asarray(allowed, dtype=np.int64)))
+        if not rows.size:
+            return []
+        sims = self.matrix[rows] @ query
+        count = min(count, rows.size)
+        top = np.argpartition(-sims, count - 1)[:count]
+        top = top[np.argsort(-sims[top], kind="stable")]
+        return [int(self.ids[rows[i]]) for i in top]
+
+
+_CACHE: dict[tuple[str, str], tuple[tuple[int, int], Vectors]] = {}
+
+
+def load_vectors(path: Path, model: str) -> Vectors | None:
+    """The store's vectors for `model`, or None when it has none (no file, nothing embedded)."""
+    import numpy as np
+
+    if not path.exists():
+        return None
+    wal = path.with_name(path.name + "-wal")
+    stamp = (path.stat().st_mtime_ns, wal.stat().st_mtime_ns if wal.exists() else 0)
+    key = (str(path), model)
+    cached = _CACHE.get(key)
+    if cached and cached[0] == stamp:
+        return cached[1]
+    try:
+        conn = open_store(path, readonly=True)
+        try:
+            rows = conn.execute(
+                "SELECT t.turn_id, v.vec FROM turn_hashes t JOIN vectors v ON v.hash = t.hash AND v.model = ?"
+                " ORDER BY t.turn_id",
+                (model,),
+            ).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return None  # not migrated yet, or unreadable: search stays lexical
+    if not rows:
+        return None
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), -1)
+    vectors = Vectors(ids, matrix.astype(np.float32))
+    _CACHE[key] = (stamp, vectors)
+    return vectors
+
+
+def reranker(
+    conn: sqlite3.Connection,
+    query: str,
+    encoder: Encoder,
+    vectors: Vectors,
+    *,
+    weight: float = WEIGHT,
+    depth: int = DEPTH,
+) -> Reranker:
+    """The hook `search` calls with its lexical ranking and filters; it returns the fused ranking."""
+
+    def rerank(lexical: Ranked, where: Sequence[str], params: Sequence[Any]) -> Ranked:
+        allowed: list[int] | None = None
+        if where:
+            allowed = [
+                int(r[0])
+                for r in conn.execute(
+                    "SELECT t.id FROM turns t JOIN sessions s ON s.id = t.session_id WHERE "
+                    + " AND ".join(where),
+                    list(params),
+                )
+            ]
+        near = vectors.nearest(encoder.encode([query])[0], allowed, depth)
+        return fuse([tid for tid, _ in lexical[:depth]], near, weight)
+
+    return rerank

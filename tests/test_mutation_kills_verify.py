@@ -63,24 +63,31 @@ def test_a_plain_commit_is_not_a_proposal_and_a_revert_needs_its_subject(ws: Pat
     assert check.path is None and check.proposal is None
 
 
+def _note(root: Path, sha: str, **fields: object) -> None:
+    """A receipt on `sha` binding its one note change, with `fields` overridden."""
+    path = str(fields.pop("path", "notes/build.md"))
+    data: dict[str, object] = {
+        "kind": "review",
+        "proposal": "p" * 12,
+        "commit": sha,
+        "verdict": "confirm",
+        "path": path,
+        "before": _blob(root, f"{sha}~1", "notes/build.md"),
+        "after": _blob(root, sha, "notes/build.md"),
+        "patch_id": GitStore(root).patch_id(sha),
+        "reviewer": Reviewer(persona="core/skeptic", persona_sha256="0" * 64, argv=("scripted",)),
+        "time": "2026-01-02T03:04:05Z",
+        "reason": "ok",
+        "run": "r1",
+    }
+    data.update(fields)
+    line = Receipt(**data).line()  # type: ignore[arg-type]
+    git(root, "notes", "--ref=hippo/receipts", "append", "-m", line, sha)
+
+
 def test_a_receipt_for_another_note_is_named(ws: Path) -> None:  # noqa: F811
     sha, proposal = propose(ws, receipt=False)
-    before = _blob(ws, "HEAD~1", "notes/build.md")
-    line = Receipt(
-        kind="review",
-        proposal=proposal.id,
-        commit=sha,
-        verdict="confirm",
-        path="notes/other.md",
-        before=before,
-        after=_blob(ws, sha, "notes/build.md"),
-        patch_id=GitStore(ws).patch_id(sha),
-        reviewer=Reviewer(persona="core/skeptic", persona_sha256="0" * 64, argv=("scripted",)),
-        time="2026-01-02T03:04:05Z",
-        reason="ok",
-        run="r1",
-    ).line()
-    git(ws, "notes", "--ref=hippo/receipts", "append", "-m", line, sha)
+    _note(ws, sha, proposal=proposal.id, path="notes/other.md")
     assert [c.reason for c in verify(ws).checks] == ["the receipt is for notes/other.md, not notes/build.md"]
 
 
@@ -137,3 +144,30 @@ def test_a_patch_id_above_or_below_the_commits_fails(ws: Path, forged: str) -> N
     assert not check.ok and check.reason.startswith(
         f"the receipt's patch-id {forged[:12]} is not the commit's"
     )
+
+
+def test_a_confirmation_of_another_proposal_on_the_commit_does_not_count(ws: Path) -> None:  # noqa: F811
+    sha, _ = propose(ws, receipt=False)
+    _note(ws, sha, proposal="another-proposal")  # binds the very blobs, but is not this proposal's
+    [check] = verify(ws).checks
+    assert not check.ok and check.reason.startswith("no receipt for proposal")
+
+
+def test_the_first_bound_confirmation_names_the_reviewer(ws: Path) -> None:  # noqa: F811
+    sha, proposal = propose(ws, receipt=False)
+    _note(ws, sha, proposal=proposal.id)
+    heuristic = Reviewer(persona="core/offline", persona_sha256="0" * 64, argv=("x",), heuristic=True)
+    _note(ws, sha, proposal=proposal.id, reviewer=heuristic, reason="second")
+    assert [c.reason for c in verify(ws).checks] == ["confirmed by core/skeptic"]
+
+
+def test_a_review_receipt_on_a_revert_is_not_a_revert_receipt(ws: Path) -> None:  # noqa: F811
+    sha, _ = propose(ws)
+    git(ws, "-c", "core.hooksPath=/dev/null", "revert", "--no-edit", sha)
+    reverting = git(ws, "rev-parse", "HEAD")
+    _note(ws, reverting, proposal="p-revert")  # a review, binding the revert's change exactly
+    check = verify(ws, "HEAD~1..HEAD").checks[0]
+    assert not check.ok and "without a revert receipt" in check.reason
+    _note(ws, reverting, proposal="p-revert", kind="revert", reason="ana")
+    check = verify(ws, "HEAD~1..HEAD").checks[0]
+    assert check.ok and check.reason == "revert of p-revert, ana"

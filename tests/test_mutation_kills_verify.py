@@ -168,6 +168,6 @@ def test_a_review_receipt_on_a_revert_is_not_a_revert_receipt(ws: Path) -> None:
     _note(ws, reverting, proposal="p-revert")  # a review, binding the revert's change exactly
     check = verify(ws, "HEAD~1..HEAD").checks[0]
     assert not check.ok and "without a revert receipt" in check.reason
-    _note(ws, reverting, proposal="p-revert", kind="revert", reason="ana")
+    _note(ws, reverting, proposal="0123456789abcdef", kind="revert", reason="ana")
     check = verify(ws, "HEAD~1..HEAD").checks[0]
-    assert check.ok and check.reason == "revert of p-revert, ana"
+    assert check.ok and check.reason == "revert of 0123456789ab, ana"  # the id cut to 12

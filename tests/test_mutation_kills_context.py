@@ -132,3 +132,10 @@ def test_memory_notes_are_not_relevant_notes(tmp_path: Path) -> None:
     block = build_context(load_config(repo), task="canary deploys")
     relevant = [p.label for p in block.parts if p.kind == "relevant"]
     assert "notes/deploy.md" in relevant and not any("memories/" in p for p in relevant)
+
+
+def test_a_sessions_task_is_cut_at_120_characters() -> None:
+    exact, longer = "x" * 120, "y" * 121
+    text = _session_part("main", None, [{"id": "a", "task": exact}, {"id": "b", "task": longer}]).text
+    assert f"· {exact} [still open]" in text
+    assert f"· {'y' * 119}… [still open]" in text

@@ -139,3 +139,14 @@ def test_a_sessions_task_is_cut_at_120_characters() -> None:
     text = _session_part("main", None, [{"id": "a", "task": exact}, {"id": "b", "task": longer}]).text
     assert f"· {exact} [still open]" in text
     assert f"· {'y' * 119}… [still open]" in text
+
+
+def test_lint_is_pending_only_when_the_index_is_complete_but_no_counts_are_at_hand(tmp_path: Path) -> None:
+    import time
+
+    files = {f"notes/n{i}.md": f"# Note {i}\nSee [[n{i + 1}]].\n" for i in range(30)}
+    cfg = load_config(make_repo(tmp_path / "r", files={"notes/index.md": "# Index\n", **files}))
+    cut = build_context(cfg, deadline=time.monotonic() - 1)  # the index is not built in time
+    assert not cut.index_complete and not cut.lint_pending and cut.lint == {}
+    full = build_context(cfg)  # no deadline: the index is finished and linted
+    assert full.index_complete and full.lint["notes"] == 31 and not full.lint_pending

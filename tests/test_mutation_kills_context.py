@@ -150,3 +150,21 @@ def test_lint_is_pending_only_when_the_index_is_complete_but_no_counts_are_at_ha
     assert not cut.index_complete and not cut.lint_pending and cut.lint == {}
     full = build_context(cfg)  # no deadline: the index is finished and linted
     assert full.index_complete and full.lint["notes"] == 31 and not full.lint_pending
+
+
+def test_a_required_note_named_twice_or_as_the_entry_does_not_hide_the_next(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "r",
+        files={
+            ".hippo/hippo.toml": '[context]\nrequired = ["index.md", "a.md", "a.md", "b.md"]\n',
+            "notes/index.md": "# Index\n",
+            "notes/a.md": "# A\n",
+            "notes/b.md": "# B\n",
+        },
+    )
+    block = build_context(load_config(repo))
+    assert [p.label for p in block.parts if p.kind in ("entry", "required")] == [
+        "notes/index.md",
+        "notes/a.md",
+        "notes/b.md",
+    ]

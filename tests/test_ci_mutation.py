@@ -58,3 +58,41 @@ def test_ci_runs_mutation_testing_on_a_schedule_not_on_push() -> None:
     assert "schedule:" in triggers and "cron:" in triggers
     assert not re.search(r"^\s*(push|pull_request):", triggers, re.M)
     assert ".ci/mutation-run" in text and "'.[dev,mutation]'" in text
+
+
+def test_a_signatures_bare_star_is_told_from_a_multiplication() -> None:
+    module = sys.modules.get("mutation_run")
+    if module is None:
+        loader = importlib.machinery.SourceFileLoader("mutation_run", str(REPO_ROOT / ".ci" / "mutation-run"))
+        spec = importlib.util.spec_from_loader("mutation_run", loader)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["mutation_run"] = module
+        loader.exec_module(module)
+    source = "def f(a, *, b=2):\n    return a * b\ndef g(*args, **kw):\n    return f(*args)\ndef h(a, *)\n"
+    assert module.is_bare_star(source, 1, 9)  # keyword-only marker
+    assert not module.is_bare_star(source, 2, 13)  # a * b
+    assert not module.is_bare_star(source, 3, 6) and not module.is_bare_star(source, 3, 14)  # *args, **kw
+    assert not module.is_bare_star(source, 4, 13)  # f(*args)
+    assert module.is_bare_star(source, 5, 9) and not module.is_bare_star(source, 9, 0)
+
+
+def test_a_config_declares_its_equivalent_mutants_with_a_reason(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    module = sys.modules.get("mutation_run")
+    if module is None:
+        loader = importlib.machinery.SourceFileLoader("mutation_run", str(REPO_ROOT / ".ci" / "mutation-run"))
+        spec = importlib.util.spec_from_loader("mutation_run", loader)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["mutation_run"] = module
+        loader.exec_module(module)
+    for config in CONFIGS:  # every committed declaration is well-formed and names a real line
+        cr = tomllib.loads(config.read_text())["cosmic-ray"]
+        source = {line.strip() for line in (REPO_ROOT / cr["module-path"]).read_text().splitlines()}
+        assert all(line in source for _, line in module.declared_equivalents(config)), config
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[hippo.equivalent]]\noperator = "core/X"\nline = "x = 1"\n')
+    import pytest
+
+    with pytest.raises(SystemExit, match="needs operator, line and why"):
+        module.declared_equivalents(bad)

@@ -1,0 +1,107 @@
+"""The agent hooks' small contracts that mutation testing found unguarded (issue 21): what each
+harness is told when there is nothing to say, the JSON shapes, where the session id, transcript
+and workspace come from, and a payload that is not an object."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hippo_git.agents import hooks
+from hippo_git.agents.spec import PROMPT, SESSION_START, SPECS, HookSpec
+from tests.conftest import make_repo
+
+START = HookSpec("SessionStart", "session-start", SESSION_START, 10)
+PROMPT_HOOK = HookSpec("UserPromptSubmit", "prompt", PROMPT, 10)
+
+
+def test_nothing_to_say_is_what_each_harness_accepts() -> None:
+    assert hooks._nothing("gemini", START) == hooks._nothing("gemini", PROMPT_HOOK) == "{}"
+    assert hooks._nothing("cursor", PROMPT_HOOK) == '{"continue": true}'
+    assert hooks._nothing("cursor", START) == "{}"
+    assert hooks._nothing("claude-code", START) == hooks._nothing("codex", PROMPT_HOOK) == ""
+
+
+def test_context_json_per_harness_keeps_utf8() -> None:
+    assert json.loads(hooks._context_json("cursor", START, "é")) == {"additional_context": "é"}
+    out = hooks._context_json("claude-code", PROMPT_HOOK, "é")
+    assert json.loads(out) == {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "é"}
+    }
+    assert "é" in out and "é" in hooks._context_json("cursor", START, "é")
+
+
+def test_the_session_id_comes_from_the_payload_then_geminis_environment() -> None:
+    assert hooks._session_id({"session_id": " s1 ", "conversation_id": "c1"}, {}) == "s1"
+    assert hooks._session_id({"session_id": "  ", "conversation_id": "c1"}, {}) == "c1"
+    assert hooks._session_id({"session_id": 7}, {"GEMINI_SESSION_ID": " g1 "}) == "g1"
+    assert hooks._session_id({}, {"GEMINI_SESSION_ID": "  "}) is None
+    assert hooks._session_id({}, {}) is None
+
+
+def test_the_transcript_comes_from_the_payload_then_cursors_environment() -> None:
+    assert hooks._transcript({"transcript_path": "/t.jsonl"}, {"CURSOR_TRANSCRIPT_PATH": "/c"}) == "/t.jsonl"
+    assert hooks._transcript({}, {"CURSOR_TRANSCRIPT_PATH": "/c.jsonl"}) == "/c.jsonl"
+    assert hooks._transcript({"transcript_path": ""}, {}) is None
+    assert hooks._transcript({"transcript_path": 3}, {}) is None
+
+
+def test_a_payload_that_is_not_an_object_is_empty() -> None:
+    assert hooks._parse('{"a": 1}') == {"a": 1}
+    assert hooks._parse("[1, 2]") == {} and hooks._parse("not json") == {} and hooks._parse("  ") == {}
+
+
+def test_the_workspace_is_the_first_candidate_inside_a_repository(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    other = make_repo(tmp_path / "other", files={"b.txt": "b\n"})
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    assert hooks._workspace({"cwd": str(repo)}, other, {}) == repo
+    assert hooks._workspace({"cwd": str(outside), "workspace_roots": [5, str(repo)]}, other, {}) == repo
+    assert hooks._workspace({"cwd": 3}, outside, {"CURSOR_PROJECT_DIR": str(repo)}) == repo
+    assert (
+        hooks._workspace({}, outside, {"GEMINI_PROJECT_DIR": "", "CLAUDE_PROJECT_DIR": str(other)}) == other
+    )
+    assert hooks._workspace({}, repo, {}) == repo
+    assert hooks._workspace({"workspace_roots": "nope"}, outside, {}) is None
+
+
+def test_cursor_counts_as_installed_only_with_its_hippo_hooks(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    assert not hooks._cursor_installed(repo)
+    spec = SPECS["cursor"]
+    target = repo / spec.hooks_file
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text('{"hooks": {}}')
+    assert not hooks._cursor_installed(repo)
+    target.write_text(json.dumps({"hooks": {"x": [{"command": spec.hooks[0].command}]}}))
+    assert hooks._cursor_installed(repo)
+
+
+def test_a_hook_stamps_its_heartbeat_with_how_long_it_took(tmp_path: Path) -> None:
+    from hippo_git.agents import state
+
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    home = tmp_path / "home"
+    code, out, err = hooks.handle(
+        "pre-compact", json.dumps({"cwd": str(repo)}), repo, {"HIPPO_HOME": str(home)}
+    )
+    assert (code, out, err) == (0, "", "")
+    beat = state.read_heartbeat(home, repo, "claude-code", "pre-compact")
+    assert beat is not None and beat["ok"] is True and beat["detail"] == "no transcript to ingest"
+    assert 0 <= beat["ms"] < 60_000  # milliseconds, not seconds off by a constant
+
+
+def test_the_internal_events_answer_exit_zero_and_nothing(tmp_path: Path) -> None:
+    from hippo_git.agents.spec import INGEST_EVENT
+
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    assert hooks.handle(INGEST_EVENT, "{}", tmp_path, env) == (0, "", "")  # a payload without items
+    assert hooks.handle("no-such-hook", "{}", tmp_path, env) == (0, "", "")
+
+
+def test_cursor_only_continues_a_prompt() -> None:
+    from hippo_git.agents.spec import PRE_COMPACT, SESSION_END
+
+    for kind in (PRE_COMPACT, SESSION_END):
+        assert hooks._nothing("cursor", HookSpec("x", "x", kind, 10)) == "{}"

@@ -1,0 +1,101 @@
+"""The redaction engine's bookkeeping that mutation testing found unguarded (issue 21): claiming
+spans, what counts as random, echoes of a secret, counts, and the line numbers find_secrets gives."""
+
+from __future__ import annotations
+
+from hippo_git.transcripts.redact import (
+    Redactor,
+    _claim,
+    _echo_worthy,
+    _randomish,
+    find_secrets,
+    redact,
+    scan,
+)
+
+KEY = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # a GitHub token's shape (36 after ghp_)
+
+
+def test_a_claim_never_overlaps_an_earlier_one() -> None:
+    spans: list[tuple[int, int, str]] = []
+    _claim(spans, 10, 20, "a")
+    _claim(spans, 15, 25, "b")  # overlaps the end
+    _claim(spans, 5, 11, "c")  # overlaps the start
+    _claim(spans, 12, 14, "d")  # inside
+    _claim(spans, 20, 22, "e")  # touches the end: no overlap
+    _claim(spans, 8, 10, "f")  # touches the start: no overlap
+    _claim(spans, 0, 2, "g")
+    assert spans == [(0, 2, "g"), (8, 10, "f"), (10, 20, "a"), (20, 22, "e")]
+
+
+def test_randomish_is_a_digit_an_inner_capital_or_base64_punctuation() -> None:
+    assert _randomish("abc1") and _randomish("aBc") and _randomish("ab+c") and _randomish("ab/c")
+    assert _randomish("ab=")
+    assert not _randomish("Abc") and not _randomish("abc") and not _randomish("")
+
+
+def test_echo_worthiness_by_length_and_randomness() -> None:
+    assert not _echo_worthy("abcde", 0, 5)  # shorter than 6
+    assert _echo_worthy("abcde1", 0, 6) and not _echo_worthy("abcdef", 0, 6)  # 6: random only
+    assert _echo_worthy("abcdefghijkl", 0, 12) and not _echo_worthy("abcdefghijk", 0, 11)
+    assert not _echo_worthy("abcdef\nghijkl", 0, 13)
+    assert _echo_worthy("x" * 4096, 0, 4096) and not _echo_worthy("x" * 4097, 0, 4097)
+
+
+def test_echoes_are_redacted_only_after_start_echoes_and_counted() -> None:
+    first = f"export GITHUB_TOKEN={KEY}"
+    later = f"now I use {KEY} again, and {KEY}."
+    plain = Redactor()
+    plain.redact(first)
+    assert plain.echoes is None  # nothing remembered without start_echoes
+    r = Redactor()
+    r.start_echoes()
+    assert KEY not in r.redact(first)
+    out = r.redact(later)
+    assert KEY not in out and out.count("[redacted:") == 2
+    assert sum(r.counts.values()) == 3
+    r.start_echoes()
+    assert r.echoes == {}
+
+
+def test_an_echo_of_a_word_that_is_not_random_is_not_remembered() -> None:
+    r = Redactor()
+    r.start_echoes()
+    r.redact("password = hunter22\n")
+    assert r.redact("the hunter22 said") == "the [redacted:password] said"
+    r2 = Redactor()
+    r2.start_echoes()
+    r2.redact("password: abcd\n")  # too short to echo
+    assert r2.redact("abcd abcd") == "abcd abcd"
+
+
+def test_redact_counts_each_kind_and_keeps_the_text_between() -> None:
+    text, counts = redact(f"a {KEY} b {KEY} c")
+    assert text.startswith("a [redacted:") and text.endswith("] c") and " b [redacted:" in text
+    assert sum(counts.values()) == 2 and len(counts) == 1
+    assert redact("nothing here") == ("nothing here", {})
+    assert scan("short") == []
+
+
+def test_find_secrets_gives_lines_never_values_and_skips_personal_data() -> None:
+    text = f"one\ntwo {KEY}\nthree\nmail me: ana.lopez@corp-mail.de\n\nsix {KEY}\n"
+    found = find_secrets(text)
+    assert [line for line, _ in found] == [2, 6]
+    assert all(KEY not in kind for _, kind in found)
+    with_pii = find_secrets(text, ignore=())
+    assert [line for line, _ in with_pii] == [2, 4, 6] and with_pii[1][1] == "email"
+
+
+def test_a_secret_value_needs_eight_characters_a_password_four() -> None:
+    assert redact('api_key = "Ab3dEf7h"')[0] == 'api_key = "[redacted:secret]"'
+    assert redact('api_key = "Ab3dEf7"')[0] == 'api_key = "Ab3dEf7"'
+    assert redact('password = "abcd"')[0] == 'password = "[redacted:password]"'
+    assert redact('password = "abc"')[0] == 'password = "abc"'
+
+
+def test_every_email_is_found_however_far_apart() -> None:
+    text = "We wrote to several people about the outage report yesterday: ana.lopez@corp-mail.de and bob.smith@corp-mail.de"
+    assert redact(text) == (
+        "We wrote to several people about the outage report yesterday: [redacted:email] and [redacted:email]",
+        {"email": 2},
+    )

@@ -7,9 +7,11 @@
    that first recall takes over a steady recall (refreshing the index for the new file) is what
    visibility costs. Target: ≤ 100 ms (the remember process itself is reported too).
 3. Quality. Every turn of the LoCoMo dev conversations (`../shared/corpora/retrieval/
-   locomo-dev.json`) kept as a memory (one workspace per conversation), every question recalled:
-   evidence recall@5/10/25/50, beside `search` over the same turns ingested as transcripts.
-   Target: memories rank no worse than search.
+   locomo-dev.json`) imported as a memory through the import parser (`git hippo import` of a
+   conversation JSONL: each turn with its session, place and time, one workspace per
+   conversation), every question recalled: evidence recall@5/10/25/50, beside `search` over the
+   same turns ingested as transcripts with the same times (each session's real
+   `session_N_date_time`). Target: memories rank no worse than search.
 
     python bench/memories.py [--memories 10000] [--runs 15] [--skip-quality] [--json]
 """
@@ -126,13 +128,54 @@ def _turn_text(turn: dict[str, object]) -> str:
     return text
 
 
+def session_day(value: str) -> str:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as "2023-05-08"."""
+    from datetime import datetime
+
+    return datetime.strptime(value.split(" on ", 1)[1].strip(), "%d %B, %Y").strftime("%Y-%m-%d")
+
+
+def _turn_time(day: str, n: int) -> str:
+    """The time `claude_lines` gives the n-th turn of a session on `day`: both sides get the same."""
+    return f"{day}T{10 + n // 60:02d}:{n % 60:02d}:00Z"
+
+
+def _import_conversation(repo: Path, source: Path) -> dict[str, str]:
+    """The memories of a conversation JSONL, as `git hippo import` reads and makes them (its
+    proposal and review step left out: they would all be applied); memory id → the file's
+    `dia_id` field, not read by the import."""
+    from hippo_git.memories.imports import read_source
+    from hippo_git.memories.record import make_memory, parse_time, render
+
+    kind, items = read_source(source)
+    folder = repo / "notes" / "memories"
+    folder.mkdir(parents=True, exist_ok=True)
+    dia = [json.loads(line)["dia_id"] for line in source.read_text().splitlines() if line.strip()]
+    ids: dict[str, str] = {}
+    for item, dia_id in zip(items, dia, strict=True):
+        m = make_memory(
+            item.text,
+            tags=item.tags,
+            confidence="inferred",
+            source=f"import:{kind}",
+            now=parse_time(item.created),
+            origin=item.origin,
+            seq=item.seq,
+        )
+        (folder / f"{m.id}.md").write_text(
+            render(m._replace(path=f"notes/memories/{m.id}.md")), encoding="utf-8"
+        )
+        ids[dia_id] = m.id
+    return ids
+
+
 def quality(root: Path) -> dict[str, object]:
     from hippo_git.config import load_config
     from hippo_git.index.db import connect
     from hippo_git.index.search import search
     from hippo_git.index.sessions import get_turns
     from hippo_git.memories.recall import recall
-    from hippo_git.memories.record import memory_id, normalise
+    from hippo_git.memories.record import normalise
     from hippo_git.signals.refresh import ingest
     from tests.index_support import claude_lines, set_roots, write_jsonl
 
@@ -149,26 +192,29 @@ def quality(root: Path) -> dict[str, object]:
         repo.mkdir(parents=True)
         subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
         by_id: dict[str, set[str]] = {}
-        texts: list[str] = []
+        lines: list[str] = []
         n = 1
         while f"session_{n}" in conv:
             sid = f"{sample['sample_id']}-s{n:02d}"
+            day = session_day(str(conv[f"session_{n}_date_time"]))
             exchanges = []
-            for turn in conv[f"session_{n}"]:
+            for k, turn in enumerate(conv[f"session_{n}"]):
                 text = _turn_text(turn)
                 if normalise(text):
-                    texts.append(text)
-                    by_id.setdefault(memory_id(text), set()).add(str(turn["dia_id"]))
+                    said = text.split(": ", 1)[1]
+                    line = {"conversation": sid, "speaker": turn["speaker"], "text": said}
+                    lines.append(json.dumps({**line, "time": _turn_time(day, k), "dia_id": turn["dia_id"]}))
                 exchanges.append(("user" if turn["speaker"] == conv["speaker_a"] else "assistant", text))
             dia_ids[sid] = [str(t["dia_id"]) for t in conv[f"session_{n}"]]
             write_jsonl(
                 folder / sample["sample_id"] / f"{sid}.jsonl",
-                claude_lines(
-                    sid, f"/locomo/{sample['sample_id']}", exchanges, day=f"2023-{1 + n % 12:02d}-01"
-                ),
+                claude_lines(sid, f"/locomo/{sample['sample_id']}", exchanges, day=day),
             )
             n += 1
-        _write_memories(repo, texts)
+        source = root / f"{sample['sample_id']}.jsonl"
+        source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        for dia_id, mid in _import_conversation(repo, source).items():
+            by_id.setdefault(mid, set()).add(str(dia_id))
         cfg = load_config(repo)
         for qa in sample["qa"]:
             evidence = {e.strip() for e in qa.get("evidence", []) if e.strip()}

@@ -104,6 +104,29 @@ def find_by_prefix(conn: sqlite3.Connection, store: Store, prefix: str) -> list[
     return [m for m in (_memory(r) for r in rows if r[0].endswith(".md")) if m.kind != "forgotten"]
 
 
+def neighbours(
+    conn: sqlite3.Connection, store: Store, places: set[tuple[str, int]]
+) -> list[tuple[Memory, str]]:
+    """(memory, front JSON) of the memories at the given (origin, seq) places. One query for all:
+    the origins and seqs sought narrow it, the exact pairs are picked here."""
+    if not places:
+        return []
+    origins = sorted({o for o, _ in places})
+    seqs = sorted({n for _, n in places})
+    low, high = _in_folder(store.prefix)
+    sql = (
+        f"{_BODY_SQL} WHERE n.path >= ? AND n.path < ?"
+        f" AND json_extract(n.front, '$.origin') IN ({','.join('?' * len(origins))})"
+        f" AND json_extract(n.front, '$.seq') IN ({','.join('?' * len(seqs))})"
+    )
+    out = []
+    for row in conn.execute(sql, (low, high, *origins, *seqs)):
+        memory = _memory(row)
+        if (memory.origin, memory.seq) in places and memory.kind != "forgotten":
+            out.append((memory, row[1]))
+    return out
+
+
 # A match holding only some of the query's words keeps this share of its BM25 score; one holding
 # all of them keeps all of it. Tuned on the LoCoMo dev set (bench/memories.py): 0.35 beats both
 # plain BM25 and search's "all words first, then any" at @5 and @10, and equals them at @25/@50.

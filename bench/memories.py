@@ -13,7 +13,8 @@
    same turns ingested as transcripts with the same times (each session's real
    `session_N_date_time`). Target: memories rank no worse than search.
 
-    python bench/memories.py [--memories 10000] [--runs 15] [--skip-quality] [--json]
+    python bench/memories.py [--memories 10000] [--runs 15] [--skip-quality] [--skip-speed]
+                             [--conversations N] [--json]
 """
 
 from __future__ import annotations
@@ -169,7 +170,7 @@ def _import_conversation(repo: Path, source: Path) -> dict[str, str]:
     return ids
 
 
-def quality(root: Path) -> dict[str, object]:
+def quality(root: Path, conversations: int | None = None) -> dict[str, object]:
     from hippo_git.config import load_config
     from hippo_git.index.db import connect
     from hippo_git.index.search import search
@@ -179,7 +180,7 @@ def quality(root: Path) -> dict[str, object]:
     from hippo_git.signals.refresh import ingest
     from tests.index_support import claude_lines, set_roots, write_jsonl
 
-    data = json.loads(LOCOMO.read_text())
+    data = json.loads(LOCOMO.read_text())[:conversations]
     home = root / "q-home"
     os.environ["HIPPO_HOME"] = str(home)
     folder = root / "claude"
@@ -269,6 +270,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--conversations", type=int, default=None, help="quality on the first N only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="hippo-bench-memories-"))
@@ -277,7 +279,7 @@ def main() -> None:
         if not args.skip_speed:
             report.update(speed(root / "speed", args.memories, args.runs))
         if not args.skip_quality and LOCOMO.exists():
-            report.update(quality(root / "quality"))
+            report.update(quality(root / "quality", args.conversations))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     if args.json:

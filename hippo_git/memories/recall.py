@@ -42,6 +42,9 @@ DEFAULT_LIMIT = 10
 # neighbour's relevance a memory gets, by distance 0, 1, 2 within its origin.
 NEAR_WEIGHT = (0.0, 0.45, 0.3)
 TIME_BOOST = 1.0  # a memory created in the span the query names: (1 + this) times the relevance
+# Neighbours are looked up for this many of the best matches (those of the rest seldom reach the
+# top, and each lookup costs a cold recall time).
+NEAR_CANDIDATES = 50
 AFTER_BOOST = 0.5  # … created in the week after the span (events are told after they happen)
 
 
@@ -172,14 +175,11 @@ def _near(
 ) -> list[Candidate]:
     """The ±1, ±2 neighbours of this store's imported candidates that are not candidates
     themselves, with no BM25 of their own: they can rank on their neighbours' relevance."""
-    have = {(m.origin, m.seq) for m, _, name, _ in mems if m.origin and name == store.name}
-    places = {(o, n + d) for o, n in have for d in (-2, -1, 1, 2)} - have
-    out: list[Candidate] = []
-    for memory, front in neighbours(conn, store, places):
-        data = json.loads(front)
-        if memory.id not in rejected and not (isinstance(data, dict) and data.get("forgotten")):
-            out.append((memory, 0.0, store.name, True))
-    return out
+    mine = [(m.origin, m.seq, bm25) for m, bm25, name, _ in mems if m.origin and name == store.name]
+    have = {(o, n) for o, n, _ in mine}
+    best = sorted(mine, key=lambda c: -c[2])[:NEAR_CANDIDATES]
+    places = {(o, n + d) for o, n, _ in best for d in (-2, -1, 1, 2)} - have
+    return [(m, 0.0, store.name, True) for m, _ in neighbours(conn, store, places) if m.id not in rejected]
 
 
 def smoothed(mems: list[Candidate], top: float) -> dict[str, float]:

@@ -107,22 +107,22 @@ def find_by_prefix(conn: sqlite3.Connection, store: Store, prefix: str) -> list[
 def neighbours(
     conn: sqlite3.Connection, store: Store, places: set[tuple[str, int]]
 ) -> list[tuple[Memory, str]]:
-    """(memory, front JSON) of the memories at the given (origin, seq) places. One query for all:
-    the origins and seqs sought narrow it, the exact pairs are picked here."""
+    """(memory, front JSON) of the memories at the given (origin, seq) places: one lookup each in
+    the notes index's (origin, seq) index."""
     if not places:
         return []
-    origins = sorted({o for o, _ in places})
-    seqs = sorted({n for _, n in places})
     low, high = _in_folder(store.prefix)
+    pairs = sorted(places)
     sql = (
-        f"{_BODY_SQL} WHERE n.path >= ? AND n.path < ?"
-        f" AND json_extract(n.front, '$.origin') IN ({','.join('?' * len(origins))})"
-        f" AND json_extract(n.front, '$.seq') IN ({','.join('?' * len(seqs))})"
+        f"WITH want(o, s) AS (VALUES {','.join(['(?, ?)'] * len(pairs))})"
+        " SELECT n.path, n.front, f.body FROM want JOIN notes n"
+        " ON json_extract(n.front, '$.origin') = want.o AND json_extract(n.front, '$.seq') = want.s"
+        " JOIN notes_fts f ON f.rowid = n.id WHERE n.path >= ? AND n.path < ?"
     )
     out = []
-    for row in conn.execute(sql, (low, high, *origins, *seqs)):
+    for row in conn.execute(sql, (*(v for pair in pairs for v in pair), low, high)):
         memory = _memory(row)
-        if (memory.origin, memory.seq) in places and memory.kind != "forgotten":
+        if memory.kind != "forgotten":
             out.append((memory, row[1]))
     return out
 

@@ -1,6 +1,6 @@
 """Benchmark: quick memories — recall speed, remember → recall, and recall quality on LoCoMo.
 
-1. Speed. A repository with 10,000 memory notes (index built by one warm-up run, as in a
+1. Speed. A repository with 10,000 memory notes, imported from files of 50 (index built by one warm-up run, as in a
    workspace in daily use); cold `python -m hippo_git recall …` processes timed beside
    `python -c pass` and `python -m hippo_git --version`, interleaved. Target: p50 ≤ 150 ms.
 2. Remember → recall. `remember` of a new memory, then the next `recall` process: the extra time
@@ -47,7 +47,11 @@ QUERIES = [
 ]
 
 
-def _write_memories(repo: Path, texts: list[str], created: str = "2026-01-02T03:04:05Z") -> list[str]:
+def _write_memories(
+    repo: Path, texts: list[str], created: str = "2026-01-02T03:04:05Z", per_origin: int = 0
+) -> list[str]:
+    """Memory files for `texts`; with `per_origin`, as imported ones: that many to an origin, in
+    order (so recall looks up their neighbours)."""
     from hippo_git.memories.record import make_memory, render
 
     ids = []
@@ -56,8 +60,9 @@ def _write_memories(repo: Path, texts: list[str], created: str = "2026-01-02T03:
     from datetime import datetime
 
     when = datetime.fromisoformat(created.replace("Z", "+00:00"))
-    for text in texts:
-        m = make_memory(text, now=when)
+    for n, text in enumerate(texts):
+        origin = f"import-{n // per_origin}.jsonl" if per_origin else ""
+        m = make_memory(text, now=when, origin=origin, seq=n % per_origin + 1 if per_origin else 0)
         m = m._replace(path=f"notes/memories/{m.id}.md")
         (folder / f"{m.id}.md").write_text(render(m), encoding="utf-8")
         ids.append(m.id)
@@ -70,7 +75,7 @@ def speed(root: Path, count: int, runs: int) -> dict[str, object]:
     repo.mkdir(parents=True)
     texts = [" ".join(rnd.choices(WORDS, k=rnd.randint(8, 30))) + f" (case {i})" for i in range(count)]
     t0 = time.perf_counter()
-    _write_memories(repo, texts)
+    _write_memories(repo, texts, per_origin=50)  # imported, in files of 50: neighbours are looked up
     env = _env(root)
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "memories"]):
         subprocess.run(["git", *args], cwd=repo, check=True, env=env)

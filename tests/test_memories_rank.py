@@ -119,3 +119,23 @@ def test_bench_reports_met_or_missed_for_recall_quality() -> None:
     quality = [line.split() for line in out.splitlines() if line.startswith("quality ")]
     assert quality and quality[0][-1] in ("met", "missed"), out
     assert "memories_recall" in out and "search_recall" in out
+
+
+def test_neighbours_are_looked_up_by_the_origin_seq_index(repo: Path) -> None:
+    from hippo_git.memories.store import neighbours, open_index
+
+    store = workspace_store(load_config(repo))
+    when = datetime(2023, 6, 1, tzinfo=UTC)
+    wanted = _put(repo, "the second line of the file", when, "file.md", 2)
+    _put(repo, "the fifth line of the file", when, "file.md", 5)
+    conn = open_index(store)
+    try:
+        assert [m.id for m, _ in neighbours(conn, store, {("file.md", 2), ("file.md", 3)})] == [wanted]
+        plan = conn.execute(
+            "EXPLAIN QUERY PLAN SELECT path FROM notes WHERE json_extract(front, '$.origin') = ?"
+            " AND json_extract(front, '$.seq') = ?",
+            ("file.md", 2),
+        ).fetchall()
+    finally:
+        conn.close()
+    assert "notes_origin_seq" in str(plan)

@@ -122,7 +122,7 @@ def test_bench_reports_met_or_missed_for_recall_quality() -> None:
 
 
 def test_neighbours_are_looked_up_by_the_origin_seq_index(repo: Path) -> None:
-    from hippo_git.memories.store import neighbours, open_index
+    from hippo_git.memories.store import neighbour_sql, neighbours, open_index
 
     store = workspace_store(load_config(repo))
     when = datetime(2023, 6, 1, tzinfo=UTC)
@@ -132,10 +132,8 @@ def test_neighbours_are_looked_up_by_the_origin_seq_index(repo: Path) -> None:
     try:
         assert [m.id for m, _ in neighbours(conn, store, {("file.md", 2), ("file.md", 3)})] == [wanted]
         plan = conn.execute(
-            "EXPLAIN QUERY PLAN SELECT path FROM notes WHERE json_extract(front, '$.origin') = ?"
-            " AND json_extract(front, '$.seq') = ?",
-            ("file.md", 2),
+            "EXPLAIN QUERY PLAN " + neighbour_sql(2), ("file.md", 2, "file.md", 3, "notes/", "notes0")
         ).fetchall()
     finally:
         conn.close()
-    assert "notes_origin_seq" in str(plan)
+    assert "SEARCH n USING INDEX notes_origin_seq" in str(plan), plan

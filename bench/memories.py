@@ -1,17 +1,20 @@
 """Benchmark: quick memories — recall speed, remember → recall, and recall quality on LoCoMo.
 
-1. Speed. A repository with 10,000 memory notes (index built by one warm-up run, as in a
+1. Speed. A repository with 10,000 memory notes, imported from files of 50 (index built by one warm-up run, as in a
    workspace in daily use); cold `python -m hippo_git recall …` processes timed beside
    `python -c pass` and `python -m hippo_git --version`, interleaved. Target: p50 ≤ 150 ms.
 2. Remember → recall. `remember` of a new memory, then the next `recall` process: the extra time
    that first recall takes over a steady recall (refreshing the index for the new file) is what
    visibility costs. Target: ≤ 100 ms (the remember process itself is reported too).
 3. Quality. Every turn of the LoCoMo dev conversations (`../shared/corpora/retrieval/
-   locomo-dev.json`) kept as a memory (one workspace per conversation), every question recalled:
-   evidence recall@5/10/25/50, beside `search` over the same turns ingested as transcripts.
-   Target: memories rank no worse than search.
+   locomo-dev.json`) imported as a memory through the import parser (`git hippo import` of a
+   conversation JSONL: each turn with its session, place and time, one workspace per
+   conversation), every question recalled: evidence recall@5/10/25/50, beside `search` over the
+   same turns ingested as transcripts with the same times (each session's real
+   `session_N_date_time`). Target: memories rank no worse than search.
 
-    python bench/memories.py [--memories 10000] [--runs 15] [--skip-quality] [--json]
+    python bench/memories.py [--memories 10000] [--runs 15] [--skip-quality] [--skip-speed]
+                             [--conversations N] [--json]
 """
 
 from __future__ import annotations
@@ -44,7 +47,11 @@ QUERIES = [
 ]
 
 
-def _write_memories(repo: Path, texts: list[str], created: str = "2026-01-02T03:04:05Z") -> list[str]:
+def _write_memories(
+    repo: Path, texts: list[str], created: str = "2026-01-02T03:04:05Z", per_origin: int = 0
+) -> list[str]:
+    """Memory files for `texts`; with `per_origin`, as imported ones: that many to an origin, in
+    order (so recall looks up their neighbours)."""
     from hippo_git.memories.record import make_memory, render
 
     ids = []
@@ -53,8 +60,9 @@ def _write_memories(repo: Path, texts: list[str], created: str = "2026-01-02T03:
     from datetime import datetime
 
     when = datetime.fromisoformat(created.replace("Z", "+00:00"))
-    for text in texts:
-        m = make_memory(text, now=when)
+    for n, text in enumerate(texts):
+        origin = f"import-{n // per_origin}.jsonl" if per_origin else ""
+        m = make_memory(text, now=when, origin=origin, seq=n % per_origin + 1 if per_origin else 0)
         m = m._replace(path=f"notes/memories/{m.id}.md")
         (folder / f"{m.id}.md").write_text(render(m), encoding="utf-8")
         ids.append(m.id)
@@ -67,7 +75,7 @@ def speed(root: Path, count: int, runs: int) -> dict[str, object]:
     repo.mkdir(parents=True)
     texts = [" ".join(rnd.choices(WORDS, k=rnd.randint(8, 30))) + f" (case {i})" for i in range(count)]
     t0 = time.perf_counter()
-    _write_memories(repo, texts)
+    _write_memories(repo, texts, per_origin=50)  # imported, in files of 50: neighbours are looked up
     env = _env(root)
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "memories"]):
         subprocess.run(["git", *args], cwd=repo, check=True, env=env)
@@ -126,17 +134,58 @@ def _turn_text(turn: dict[str, object]) -> str:
     return text
 
 
-def quality(root: Path) -> dict[str, object]:
+def session_day(value: str) -> str:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as "2023-05-08"."""
+    from datetime import datetime
+
+    return datetime.strptime(value.split(" on ", 1)[1].strip(), "%d %B, %Y").strftime("%Y-%m-%d")
+
+
+def _turn_time(day: str, n: int) -> str:
+    """The time `claude_lines` gives the n-th turn of a session on `day`: both sides get the same."""
+    return f"{day}T{10 + n // 60:02d}:{n % 60:02d}:00Z"
+
+
+def _import_conversation(repo: Path, source: Path) -> dict[str, str]:
+    """The memories of a conversation JSONL, as `git hippo import` reads and makes them (its
+    proposal and review step left out: they would all be applied); memory id → the file's
+    `dia_id` field, not read by the import."""
+    from hippo_git.memories.imports import read_source
+    from hippo_git.memories.record import make_memory, parse_time, render
+
+    kind, items = read_source(source)
+    folder = repo / "notes" / "memories"
+    folder.mkdir(parents=True, exist_ok=True)
+    dia = [json.loads(line)["dia_id"] for line in source.read_text().splitlines() if line.strip()]
+    ids: dict[str, str] = {}
+    for item, dia_id in zip(items, dia, strict=True):
+        m = make_memory(
+            item.text,
+            tags=item.tags,
+            confidence="inferred",
+            source=f"import:{kind}",
+            now=parse_time(item.created),
+            origin=item.origin,
+            seq=item.seq,
+        )
+        (folder / f"{m.id}.md").write_text(
+            render(m._replace(path=f"notes/memories/{m.id}.md")), encoding="utf-8"
+        )
+        ids[dia_id] = m.id
+    return ids
+
+
+def quality(root: Path, conversations: int | None = None) -> dict[str, object]:
     from hippo_git.config import load_config
     from hippo_git.index.db import connect
     from hippo_git.index.search import search
     from hippo_git.index.sessions import get_turns
     from hippo_git.memories.recall import recall
-    from hippo_git.memories.record import memory_id, normalise
+    from hippo_git.memories.record import normalise
     from hippo_git.signals.refresh import ingest
     from tests.index_support import claude_lines, set_roots, write_jsonl
 
-    data = json.loads(LOCOMO.read_text())
+    data = json.loads(LOCOMO.read_text())[:conversations]
     home = root / "q-home"
     os.environ["HIPPO_HOME"] = str(home)
     folder = root / "claude"
@@ -149,26 +198,29 @@ def quality(root: Path) -> dict[str, object]:
         repo.mkdir(parents=True)
         subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
         by_id: dict[str, set[str]] = {}
-        texts: list[str] = []
+        lines: list[str] = []
         n = 1
         while f"session_{n}" in conv:
             sid = f"{sample['sample_id']}-s{n:02d}"
+            day = session_day(str(conv[f"session_{n}_date_time"]))
             exchanges = []
-            for turn in conv[f"session_{n}"]:
+            for k, turn in enumerate(conv[f"session_{n}"]):
                 text = _turn_text(turn)
                 if normalise(text):
-                    texts.append(text)
-                    by_id.setdefault(memory_id(text), set()).add(str(turn["dia_id"]))
+                    said = text.split(": ", 1)[1]
+                    line = {"conversation": sid, "speaker": turn["speaker"], "text": said}
+                    lines.append(json.dumps({**line, "time": _turn_time(day, k), "dia_id": turn["dia_id"]}))
                 exchanges.append(("user" if turn["speaker"] == conv["speaker_a"] else "assistant", text))
             dia_ids[sid] = [str(t["dia_id"]) for t in conv[f"session_{n}"]]
             write_jsonl(
                 folder / sample["sample_id"] / f"{sid}.jsonl",
-                claude_lines(
-                    sid, f"/locomo/{sample['sample_id']}", exchanges, day=f"2023-{1 + n % 12:02d}-01"
-                ),
+                claude_lines(sid, f"/locomo/{sample['sample_id']}", exchanges, day=day),
             )
             n += 1
-        _write_memories(repo, texts)
+        source = root / f"{sample['sample_id']}.jsonl"
+        source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        for dia_id, mid in _import_conversation(repo, source).items():
+            by_id.setdefault(mid, set()).add(str(dia_id))
         cfg = load_config(repo)
         for qa in sample["qa"]:
             evidence = {e.strip() for e in qa.get("evidence", []) if e.strip()}
@@ -223,6 +275,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--conversations", type=int, default=None, help="quality on the first N only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="hippo-bench-memories-"))
@@ -231,7 +284,7 @@ def main() -> None:
         if not args.skip_speed:
             report.update(speed(root / "speed", args.memories, args.runs))
         if not args.skip_quality and LOCOMO.exists():
-            report.update(quality(root / "quality"))
+            report.update(quality(root / "quality", args.conversations))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     if args.json:

@@ -326,8 +326,11 @@ def import_cmd(source: str, tags: tuple[str, ...], dry_run: bool, as_json: bool)
     """Import memories from SOURCE as proposals (reviewed like an agent's).
 
     Understands a ChatGPT memory export (JSON or text), CLAUDE.md and AGENTS.md (without
-    hippo's own block), .cursorrules and .cursor/rules/*.mdc, any Markdown (headings become
-    tags) and any text file. Duplicates are skipped; a malformed file writes nothing.
+    hippo's own block), .cursorrules and .cursor/rules/*.mdc, a conversation as JSON Lines
+    (one turn a line: text, speaker, time, conversation), any Markdown (headings become tags)
+    and any text file. Each memory keeps its origin and place there (recall ranks it with its
+    neighbours) and, when the source dates it, its time. Duplicates are skipped; a malformed
+    file writes nothing.
     """
     from pathlib import Path
 

@@ -231,7 +231,7 @@ def import_memories(
     """`git hippo import SOURCE`: every item of the file as a proposed memory (duplicates skipped).
     The whole file is read and checked first: a malformed one raises and nothing is written."""
     from hippo_git.memories.imports import read_source
-    from hippo_git.memories.record import check_tags, make_memory
+    from hippo_git.memories.record import check_tags, make_memory, parse_time
 
     kind, items = read_source(source)
     if not items:
@@ -245,7 +245,9 @@ def import_memories(
             tags=[t for t in (*item.tags, *extra) if t][:8],
             confidence="inferred",
             source=f"import:{kind}",
-            now=datetime.now(UTC),
+            now=parse_time(item.created) or datetime.now(UTC),
+            origin=item.origin,
+            seq=item.seq,
         )
         for item in items
     ]

@@ -4,6 +4,10 @@
   `memory` or `value`, possibly under `memories` / `items` / `data`) or text (one per line);
 - `CLAUDE.md` / `AGENTS.md`, skipping the block hippo_git itself maintains there;
 - `.cursorrules`, and `.cursor/rules/*.mdc` (a file, or the folder: front matter is skipped);
+- a conversation as JSON Lines (`.jsonl`): one turn an object with its text (`text`, `content`,
+  ...), optionally `speaker`/`role`, its time (`time`, `timestamp`, `created`, `date`, ISO 8601)
+  and the conversation it belongs to (`conversation`, `session`); a ChatGPT export's entries may
+  carry a time the same way;
 - any Markdown: each bullet or paragraph is one memory, tagged with the headings above it;
 - any other text file: each paragraph (or line, for one-line items) is one memory.
 
@@ -31,10 +35,66 @@ MAX_ITEMS = 5000
 _JSON_KEYS = ("content", "text", "memory", "value")
 
 
+_TIME_KEYS = ("time", "timestamp", "created", "created_at", "date")
+_ORIGIN_KEYS = ("conversation", "conversation_id", "session", "session_id")
+
+
 @dataclass(frozen=True)
 class Item:
     text: str
     tags: tuple[str, ...]
+    created: str = ""  # ISO 8601 UTC from the source itself, when it dates its items
+    origin: str = ""  # the file or conversation the item came from
+    seq: int = 0  # its place there
+
+
+def placed(items: list[Item], origin: str) -> list[Item]:
+    """The items numbered in order within their origin (`origin` for those naming none)."""
+    counts: dict[str, int] = {}
+    out = []
+    for item in items:
+        where = item.origin or origin
+        counts[where] = counts.get(where, 0) + 1
+        out.append(Item(item.text, item.tags, item.created, where, counts[where]))
+    return out
+
+
+def _time_of(path: Path, n: int, entry: dict[str, object]) -> str:
+    from datetime import UTC, datetime
+
+    value = next((entry[k] for k in _TIME_KEYS if entry.get(k) not in (None, "")), None)
+    if value is None:
+        return ""
+    try:
+        if isinstance(value, int | float):
+            when = datetime.fromtimestamp(float(value), UTC)
+        else:
+            when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except (ValueError, OverflowError, OSError):
+        raise HippoError(
+            f"{path}: entry {n} has a time that is not ISO 8601: {str(value)[:40]!r}",
+            hint="write times like 2023-05-08T13:56:00Z (or Unix seconds)",
+        ) from None
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _entry_item(path: Path, n: int, entry: object, tag: str) -> Item | None:
+    value = entry
+    created = origin = ""
+    if isinstance(entry, dict):
+        value = next((entry[k] for k in _JSON_KEYS if isinstance(entry.get(k), str)), None)
+        created = _time_of(path, n, entry)
+        origin = str(next((entry[k] for k in _ORIGIN_KEYS if entry.get(k) not in (None, "")), ""))
+        speaker = entry.get("speaker") or entry.get("role")
+        if isinstance(value, str) and isinstance(speaker, str) and speaker.strip():
+            value = f"{speaker.strip()}: {value.strip()}"
+    if not isinstance(value, str):
+        raise HippoError(
+            f"{path}: entry {n} holds no memory text",
+            hint=f"each entry is a string or has one of {', '.join(_JSON_KEYS)}",
+        )
+    return Item(value.strip(), (tag,), created, origin) if value.strip() else None
 
 
 def slug(text: str) -> str:
@@ -54,6 +114,8 @@ def kind_of(path: Path) -> str:
         return "cursor-rules"
     if name.endswith(".json"):
         return "chatgpt-json"
+    if name.endswith(".jsonl"):
+        return "conversation"
     if name.endswith((".md", ".markdown")):
         return "markdown"
     return "text"
@@ -75,18 +137,24 @@ def _json_items(path: Path, text: str) -> list[Item]:
         raise HippoError(
             f"{path}: expected a list of memories in the JSON", hint="a ChatGPT memory export is a list"
         )
+    found = (_entry_item(path, n, entry, "chatgpt") for n, entry in enumerate(data))
+    return [item for item in found if item is not None]
+
+
+def _jsonl_items(path: Path, text: str) -> list[Item]:
     items: list[Item] = []
-    for n, entry in enumerate(data):
-        value = entry
-        if isinstance(entry, dict):
-            value = next((entry[k] for k in _JSON_KEYS if isinstance(entry.get(k), str)), None)
-        if not isinstance(value, str):
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError as exc:
             raise HippoError(
-                f"{path}: entry {n} holds no memory text",
-                hint=f"each entry is a string or has one of {', '.join(_JSON_KEYS)}",
-            )
-        if value.strip():
-            items.append(Item(value.strip(), ("chatgpt",)))
+                f"{path}: line {n} is not valid JSON ({exc})", hint="one JSON object a line"
+            ) from None
+        item = _entry_item(path, n, entry, "conversation")
+        if item is not None:
+            items.append(item)
     return items
 
 
@@ -166,6 +234,8 @@ def read_source(path: Path) -> tuple[str, list[Item]]:
             raise HippoError(f"{file}: binary data, not text")
         if kind == "chatgpt-json":
             items += _json_items(file, text)
+        elif kind == "conversation":
+            items += _jsonl_items(file, text)
         elif kind == "agent-instructions":
             items += _markdown_items(_COMMENT.sub("", HIPPO_BLOCK.sub("", text)), (slug(file.stem),))
         elif kind == "cursor-rules":
@@ -176,6 +246,7 @@ def read_source(path: Path) -> tuple[str, list[Item]]:
             items += _markdown_items(_COMMENT.sub("", text), ())
         else:
             items += _text_items(text, "imported")
+    items = placed(items, path.name)
     if len(items) > MAX_ITEMS:
         raise HippoError(
             f"{path}: {len(items)} items; the most one import takes is {MAX_ITEMS}", hint="split the file"

@@ -1,7 +1,10 @@
 """`recall`: memories and notes ranked by relevance × strength × recency × confidence.
 
 - relevance: BM25 of the query over the notes index (memories and notes in one FTS table), as a
-  fraction of the best hit;
+  fraction of the best hit; an imported memory adds a share of its neighbours' (same origin,
+  seq ± 1 and ± 2), as `search` does for a turn's session neighbours, and a neighbour that does
+  not match can enter that way; a query naming a time ("last week", "in May 2023", read by
+  `search`'s own `index/timewords.py`) multiplies the relevance of memories created then;
 - strength: 0.5 ** (days since last use / half-life), where the half-life is the memory's own
   (7 days, doubled for errors) times a per-person factor that each recall and good outcome
   raises and each bad outcome lowers; pinned memories do not decay;
@@ -17,13 +20,14 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from hippo_git.config import Config
+from hippo_git.index.timewords import TimeSpan, find_time
 from hippo_git.memories import usage as usage_db
 from hippo_git.memories.record import Memory, from_front, now_iso, parse_time
-from hippo_git.memories.store import Store, global_store, open_index, search, workspace_store
+from hippo_git.memories.store import Store, global_store, neighbours, open_index, search, workspace_store
 
 STALE_DAYS = 30
 STRENGTH_FLOOR = 0.1  # a decayed memory still shows when nothing else matches
@@ -34,6 +38,14 @@ NOTE_WEIGHT = 0.9
 CANDIDATES = 200
 NOTE_CANDIDATES = 30
 DEFAULT_LIMIT = 10
+# The weights `search` gives a turn's session neighbours (index/search.py): the share of a
+# neighbour's relevance a memory gets, by distance 0, 1, 2 within its origin.
+NEAR_WEIGHT = (0.0, 0.45, 0.3)
+TIME_BOOST = 1.0  # a memory created in the span the query names: (1 + this) times the relevance
+# Neighbours are looked up for this many of the best matches (those of the rest seldom reach the
+# top, and each lookup costs a cold recall time).
+NEAR_CANDIDATES = 50
+AFTER_BOOST = 0.5  # … created in the week after the span (events are told after they happen)
 
 
 @dataclass(frozen=True)
@@ -147,6 +159,7 @@ def candidates(
                 mems.append(
                     (from_front(data if isinstance(data, dict) else {}, body, path), bm25, store.name, True)
                 )
+            mems += _near(conn, store, mems, rejected)
             if store.name == "workspace":
                 notes = [
                     (p, s, b, t)
@@ -157,13 +170,52 @@ def candidates(
     return mems, notes
 
 
+def _near(
+    conn: sqlite3.Connection, store: Store, mems: list[Candidate], rejected: set[str]
+) -> list[Candidate]:
+    """The ±1, ±2 neighbours of this store's imported candidates that are not candidates
+    themselves, with no BM25 of their own: they can rank on their neighbours' relevance."""
+    mine = [(m.origin, m.seq, bm25) for m, bm25, name, _ in mems if m.origin and name == store.name]
+    have = {(o, n) for o, n, _ in mine}
+    best = sorted(mine, key=lambda c: -c[2])[:NEAR_CANDIDATES]
+    places = {(o, n + d) for o, n, _ in best for d in (-2, -1, 1, 2)} - have
+    return [(m, 0.0, store.name, True) for m, _ in neighbours(conn, store, places) if m.id not in rejected]
+
+
+def smoothed(mems: list[Candidate], top: float) -> dict[str, float]:
+    """memory id → its relevance plus its neighbours' shares (NEAR_WEIGHT by distance)."""
+    own = {m.id: bm25 / top for m, bm25, _, _ in mems}
+    at = {(m.origin, m.seq): m.id for m, _, _, _ in mems if m.origin}
+    out = dict(own)
+    for (origin, seq), mid in at.items():
+        for d in (1, 2):
+            for other in (at.get((origin, seq - d)), at.get((origin, seq + d))):
+                if other is not None:
+                    out[mid] += NEAR_WEIGHT[d] * own[other]
+    return out
+
+
+def time_factor(created: str, span: TimeSpan | None) -> float:
+    """How much a memory created at `created` gains for a query naming `span`."""
+    when = parse_time(created)
+    if span is None or when is None:
+        return 1.0
+    moment = when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    if span.holds(moment):
+        return 1 + TIME_BOOST
+    end = datetime.fromisoformat(span.end).replace(tzinfo=UTC) + timedelta(days=7)
+    return 1 + AFTER_BOOST if span.end <= moment < end.strftime("%Y-%m-%dT%H:%M:%S") else 1.0
+
+
 def rank(
     mems: list[Candidate],
     notes: list[tuple[str, float, str, str]],
     uses: dict[str, usage_db.Usage],
     now: datetime,
+    span: TimeSpan | None = None,
 ) -> list[Recalled]:
     top = max([c[1] for c in mems] + [n[1] for n in notes] + [1e-9])
+    near = smoothed(mems, top)
     out: list[Recalled] = []
     seen: set[str] = set()
     for memory, bm25, store, reviewed in mems:
@@ -171,7 +223,15 @@ def rank(
             continue  # the same memory in two stores (or proposed and kept): once
         seen.add(memory.id)
         use = uses.get(memory.id, usage_db.Usage())
-        score, parts, stale = score_memory(memory, bm25 / top, use, now, reviewed=reviewed)
+        timed = time_factor(memory.created, span)
+        relevance = near.get(memory.id, bm25 / top) * timed
+        if relevance <= 0:
+            continue  # a neighbour whose matching neighbours went to another store's copy
+        score, parts, stale = score_memory(memory, relevance, use, now, reviewed=reviewed)
+        if memory.origin:
+            parts["own_relevance"] = bm25 / top
+        if span is not None:
+            parts["time"] = timed
         out.append(
             Recalled(
                 kind="memory",
@@ -248,13 +308,16 @@ def recall(
         )
     now = now or datetime.now(UTC)
     stores = stores_of(cfg, home)
-    mems, note_hits = candidates(stores, query)
+    span, rest = find_time(query, now)
+    if span is not None and not rest.strip():
+        rest = query  # nothing but a time: look for its words too
+    mems, note_hits = candidates(stores, rest)
     if proposals is not None:
-        mems += proposals(query, CANDIDATES)
+        mems += proposals(rest, CANDIDATES)
     conn = usage_db.connect(home)
     try:
         uses = usage_db.get_usage(conn, [m[0].id for m in mems])
-        ranked = rank(mems, note_hits if notes else [], uses, now)
+        ranked = rank(mems, note_hits if notes else [], uses, now, span)
         chosen = fit_budget(ranked, budget_tokens, limit)
         if record:
             ids = [r.id for r in chosen if r.kind == "memory"]

@@ -10,6 +10,8 @@ A memory file is `notes_dir/memories/<id>.md`:
     half_life: 7
     pinned: false
     source: person
+    origin: chat.jsonl       # imported ones: where from, and the place there
+    seq: 12
     ---
     The text, redacted.
 
@@ -51,6 +53,10 @@ class Memory(NamedTuple):
     source: str = "person"  # person | agent | import:<kind> | capture | learn | watch-cmd
     kind: str = "note"  # note | error | forgotten (a tombstone an agent's forget left)
     path: str = ""  # repo-relative path of the file ("" before it is written)
+    # Where an imported memory came from (a file or conversation id) and its place there: recall
+    # ranks a memory with its neighbours of the same origin (seq ± 1, ± 2).
+    origin: str = ""
+    seq: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +70,8 @@ class Memory(NamedTuple):
             "source": self.source,
             "kind": self.kind,
             "path": self.path,
+            "origin": self.origin,
+            "seq": self.seq,
         }
 
 
@@ -145,6 +153,8 @@ def make_memory(
     source: str = "person",
     now: datetime | None = None,
     half_life: float = DEFAULT_HALF_LIFE_DAYS,
+    origin: str = "",
+    seq: int = 0,
 ) -> Memory:
     """A new memory from raw text: redacted, checked, with its id. Not written anywhere yet."""
     from hippo_git.transcripts.redact import redact
@@ -162,6 +172,8 @@ def make_memory(
         pinned=pinned,
         source=source,
         kind="error" if error else "note",
+        origin=origin,
+        seq=seq if origin else 0,
     )
 
 
@@ -192,6 +204,8 @@ def render(memory: Memory) -> str:
         f"pinned: {'true' if memory.pinned else 'false'}",
         f"source: {_scalar(memory.source)}",
     ]
+    if memory.origin:
+        lines += [f"origin: {_scalar(memory.origin)}", f"seq: {memory.seq}"]
     if memory.kind == "forgotten":
         lines.append("forgotten: true")
     elif memory.kind != "note":
@@ -231,7 +245,16 @@ def from_front(front: dict[str, Any], body: str, path: str) -> Memory:
         source=str(front.get("source") or "person"),
         kind="forgotten" if front.get("forgotten") else str(front.get("kind") or "note"),
         path=path,
+        origin=str(front.get("origin") or ""),
+        seq=_as_int(front.get("seq")),
     )
+
+
+def _as_int(value: object) -> int:
+    try:
+        return int(value)  # type: ignore[call-overload,no-any-return]
+    except (TypeError, ValueError):
+        return 0
 
 
 def parse_memory(text: str, path: str) -> Memory:

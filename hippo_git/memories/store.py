@@ -104,6 +104,34 @@ def find_by_prefix(conn: sqlite3.Connection, store: Store, prefix: str) -> list[
     return [m for m in (_memory(r) for r in rows if r[0].endswith(".md")) if m.kind != "forgotten"]
 
 
+def neighbour_sql(count: int) -> str:
+    """The query for `count` (origin, seq) pairs, then the folder's path range. CROSS JOIN keeps
+    the pairs as the outer loop, one probe each of the (origin, seq) index: left to itself the
+    planner scans the folder's paths and reads every memory's front matter."""
+    return (
+        f"WITH want(o, s) AS (VALUES {','.join(['(?, ?)'] * count)})"
+        " SELECT n.path, n.front, f.body FROM want CROSS JOIN notes n"
+        " ON json_extract(n.front, '$.origin') = want.o AND json_extract(n.front, '$.seq') = want.s"
+        " JOIN notes_fts f ON f.rowid = n.id WHERE n.path >= ? AND n.path < ?"
+    )
+
+
+def neighbours(
+    conn: sqlite3.Connection, store: Store, places: set[tuple[str, int]]
+) -> list[tuple[Memory, str]]:
+    """(memory, front JSON) of the memories at the given (origin, seq) places."""
+    if not places:
+        return []
+    low, high = _in_folder(store.prefix)
+    pairs = sorted(places)
+    out = []
+    for row in conn.execute(neighbour_sql(len(pairs)), (*(v for pair in pairs for v in pair), low, high)):
+        memory = _memory(row)
+        if memory.kind != "forgotten":
+            out.append((memory, row[1]))
+    return out
+
+
 # A match holding only some of the query's words keeps this share of its BM25 score; one holding
 # all of them keeps all of it. Tuned on the LoCoMo dev set (bench/memories.py): 0.35 beats both
 # plain BM25 and search's "all words first, then any" at @5 and @10, and equals them at @25/@50.

@@ -48,6 +48,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX link_keys_path ON link_keys(path);
         """,
     ),
+    (
+        # Imported memories carry `origin` and `seq`: recall looks up a memory's neighbours by them.
+        "0002_front_origin_seq",
+        """
+        CREATE INDEX notes_origin_seq ON notes(json_extract(front, '$.origin'), json_extract(front, '$.seq'));
+        """,
+    ),
 )
 
 

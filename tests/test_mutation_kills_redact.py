@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from hippo_git.transcripts.redact import (
     Redactor,
-    _claim,
     _echo_worthy,
-    _randomish,
     find_secrets,
     redact,
     scan,
 )
+from hippo_git.transcripts.redact_spans import claim as _claim
+from hippo_git.transcripts.redact_spans import randomish as _randomish
 
 KEY = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # a GitHub token's shape (36 after ghp_)
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from hippo_git.cli.render import emit_json, json_option, say
+from hippo_git.cli.render import ProgressBar, emit_json, json_option, say
 from hippo_git.config import Config, load_config, machine_config
 from hippo_git.errors import NotARepoError
 
@@ -25,28 +24,6 @@ def _config() -> Config:
         return machine_config()
 
 
-class _Bar:
-    """A progress bar on stderr for a terminal, started when the number to embed is known."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.bar: Any = None
-        self.shown = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            if total <= 0 or not sys.stderr.isatty():
-                return
-            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr, show_pos=True)
-            self.bar.__enter__()
-        self.bar.update(done - self.shown)
-        self.shown = done
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-
-
 @click.command("embed")
 @json_option
 def embed_cmd(as_json: bool) -> None:
@@ -55,7 +32,7 @@ def embed_cmd(as_json: bool) -> None:
     from hippo_git.index.embed import embed_index
 
     cfg = _config()
-    bar = _Bar("embedding turns")
+    bar = ProgressBar("embedding turns", min_total=0, show_pos=True)
     try:
         summary = embed_index(cfg.index_path, cfg.home, cfg.semantic_model, progress=bar)
     finally:
@@ -73,7 +50,7 @@ def embed_after_ingest(cfg: Config) -> dict[str, Any] | None:
     """For `ingest`: embed its new turns when embeddings are on (see `index.embed`)."""
     from hippo_git.index.embed import refresh_after_ingest
 
-    bar = _Bar("embedding new turns")
+    bar = ProgressBar("embedding new turns", min_total=0, show_pos=True)
     try:
         summary = refresh_after_ingest(cfg.index_path, cfg.home, cfg.semantic_model, progress=bar)
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,3 +77,32 @@ def full_help(command: click.Command | None) -> click.Command | None:
     if type(command) is click.Group:
         command.__class__ = FullHelpGroup
     return command
+
+
+class ProgressBar:
+    """A click progress bar on stderr for work that can take a while, started on the first report
+    with more than `min_total` to do; shown only when a person watches a terminal (the summary
+    lines say it all otherwise). Call it with (done, total); `close()` when the work ends."""
+
+    def __init__(self, label: str, *, min_total: int = 1, show_pos: bool = False) -> None:
+        self.label = label
+        self.min_total = min_total
+        self.show_pos = show_pos
+        self.bar: Any = None
+        self.shown = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total <= self.min_total or not sys.stderr.isatty():
+                return
+            self.bar = click.progressbar(
+                length=total, label=self.label, file=sys.stderr, show_pos=self.show_pos
+            )
+            self.bar.__enter__()
+        self.bar.update(done - self.shown)
+        self.shown = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None

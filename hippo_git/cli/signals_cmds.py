@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -12,7 +11,7 @@ from typing import Any
 
 import click
 
-from hippo_git.cli.render import FullHelpGroup, emit_json, json_option, say, table
+from hippo_git.cli.render import FullHelpGroup, ProgressBar, emit_json, json_option, say, table
 from hippo_git.config import Config, load_config
 
 INCIDENT_KINDS = (
@@ -26,36 +25,12 @@ INCIDENT_KINDS = (
 )
 
 
-class _Bar:
-    """A click progress bar on stderr for work that can take a while (first rollup build, a scan
-    with a real model); shown only when a person watches a terminal."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.bar: Any = None
-        self.shown = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            if total <= 1 or not sys.stderr.isatty():
-                return
-            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
-            self.bar.__enter__()
-        self.bar.update(done - self.shown)
-        self.shown = done
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
-
-
 @contextmanager
 def _views(cfg: Config) -> Iterator[tuple[sqlite3.Connection, sqlite3.Connection | None]]:
     """The rollup (brought up to date, with a progress bar) and the index, both read-only."""
     from hippo_git.signals.open import open_views
 
-    bar = _Bar("updating the rollup")
+    bar = ProgressBar("updating the rollup")
     try:
         with open_views(cfg, bar) as views:
             bar.close()
@@ -278,7 +253,7 @@ def lessons_scan_cmd(as_json: bool) -> None:
     from hippo_git.dream.lessons import scan
 
     cfg = load_config()
-    bar = _Bar("drafting lessons")
+    bar = ProgressBar("drafting lessons")
     try:
         report = scan(cfg, env=dict(os.environ), now=datetime.now(UTC), progress=bar)
     finally:

@@ -1,6 +1,6 @@
 """Benchmark: how long each page of `git hippo serve` takes, in a big workspace.
 
-Builds a repository with 5,000 linked notes, 100 dream runs (5 proposal commits each, with their
+Builds a repository with 5,000 linked notes, 1,000 memories (a few contradicting), 100 dream runs (5 proposal commits each, with their
 receipts, made with the project's own record code) and a transcript index of about 1 GB, warms the
 rollup once (a person's first visit pays that, once), then starts the real server and times every
 page over HTTP, interleaved, against the stylesheet (a static file: the server's own floor) in the
@@ -15,7 +15,7 @@ The index, by `--index`:
   so every search word matches a large share of all rows (a worst case for search, not a
   realistic one).
 
-    python bench/web.py [--index real|synthetic] [--notes 5000] [--runs 100] [--index-mb 1024]
+    python bench/web.py [--index real|synthetic] [--notes 5000] [--memories 1000] [--runs 100] [--index-mb 1024]
                         [--requests 15] [--keep DIR] [--json]
 """
 
@@ -127,6 +127,32 @@ def make_notes(repo: Path, n: int, rng: random.Random) -> None:
         )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", f"{n} notes")
+
+
+def make_memories(repo: Path, n: int, rng: random.Random) -> None:
+    """`n` memories as a person's `remember` writes them (committed), a few of them contradicting
+    each other so the conflicts page has work."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from datetime import UTC, datetime, timedelta
+
+    from hippo_git.memories.record import make_memory, render
+
+    folder = repo / "notes" / "memories"
+    folder.mkdir(parents=True, exist_ok=True)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    texts = [f"{words(rng, 12)} (case {i})" for i in range(n - 20)]
+    for k in range(10):  # same subject, changed value: what conflict detection looks for
+        texts += [
+            f"The service-{k} deploy uses port {8000 + k}",
+            f"The service-{k} deploy uses port {9000 + k}",
+        ]
+    for i, text in enumerate(texts):
+        m = make_memory(text, now=start + timedelta(minutes=i))
+        (folder / f"{m.id}.md").write_text(
+            render(m._replace(path=f"notes/memories/{m.id}.md")), encoding="utf-8"
+        )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", f"{n} memories")
 
 
 def make_runs(repo: Path, runs: int, rng: random.Random) -> None:
@@ -254,6 +280,7 @@ def main() -> int:
     ap.add_argument("--index", choices=["real", "synthetic"], default="real")
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--memories", type=int, default=1000)
     ap.add_argument("--index-mb", type=int, default=1024)
     ap.add_argument("--requests", type=int, default=15)
     ap.add_argument("--keep", type=Path)
@@ -274,6 +301,11 @@ def main() -> int:
         subprocess.run([sys.executable, "-m", "hippo_git", "init"], cwd=repo, check=True, capture_output=True)
         make_notes(repo, args.notes, rng)
         make_runs(repo, args.runs, rng)
+    memories = repo / "notes" / "memories"
+    if not memories.is_dir():  # also for a workspace kept from before memories were timed
+        make_memories(repo, args.memories, rng)  # its id is picked below, from the files
+    kept = sorted(memories.glob("*.md"))
+    memory = kept[len(kept) // 2].stem
     if not (home / "index.sqlite").exists():
         if args.index == "real":
             sessions = make_real_index(base, home, repo, args.index_mb)
@@ -302,7 +334,8 @@ def main() -> int:
     session = first_session(home / "index.sqlite")
     query = "flaky+webhook" if session.startswith("bench-") else "failing+test"
     pages = ["/", "/notes", "/notes/notes/note-7.md", "/runs", f"/runs/{run}", "/sessions",
-             f"/sessions/{session}", "/incidents", "/lessons", "/fleet", "/doctor", f"/search?q={query}"]  # fmt: skip
+             f"/sessions/{session}", "/incidents", "/lessons", "/fleet", "/doctor", f"/search?q={query}",
+             "/memories", f"/memories/{memory}", "/conflicts"]  # fmt: skip
     floor = "/static/style.css"
     times: dict[str, list[float]] = {p: [] for p in [floor, *pages]}
     for p in times:  # one warm-up each (caches a person's first visit fills)

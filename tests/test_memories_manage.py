@@ -191,3 +191,29 @@ def test_a_dream_cannot_bring_back_a_rejected_value(repo: Path, hippo) -> None: 
     assert any("a resolved conflict rejected" in r for r in reasons)
     fine = proposal.model_copy(update={"new": "- The API server listens on port 9090.\n"})
     assert check(fine, shown, root=repo, notes_dir="notes") == []
+
+
+def test_one_memorys_conflicts_are_what_the_full_scan_finds_for_it(repo: Path) -> None:
+    """`inspect` looks only from the one memory (the full scan costs a search per memory), and
+    must still find each of its conflicts, from either side, among unrelated memories."""
+    from hippo_git.memories.conflicts import conflicts_of, find_conflicts
+    from hippo_git.memories.store import open_index, workspace_store
+
+    cfg = load_config(repo)
+    for n in range(12):
+        remember_text(cfg, f"The worker pool for queue {n} runs batch jobs nightly")
+    old = remember_text(cfg, "The staging API listens on port 8080").memory
+    new = remember_text(cfg, "The staging API listens on port 9090").memory
+    never = remember_text(cfg, "Never deploy the staging API on Fridays").memory
+    remember_text(cfg, "Deploy the staging API on Fridays")
+    git(repo, "commit", "-q", "-m", "memories")
+    store = workspace_store(cfg)
+    conn = open_index(store)
+    try:
+        everything = find_conflicts(conn, store)
+        for memory in (old, new, never):
+            mine = [c.id for c in everything if memory.id in (c.a.id, c.b.id)]
+            assert mine, memory.text
+            assert [c.id for c in conflicts_of(conn, store, memory.id)] == mine
+    finally:
+        conn.close()

@@ -114,28 +114,40 @@ def find_conflicts(conn: sqlite3.Connection, store: Store) -> list[Conflict]:
     found: dict[str, Conflict] = {}
     settled = {item.get("id") for item in rejected_values(store)}
     for memory in all_memories(conn, store):
-        if memory.id in settled:
-            continue
-        for path, _, _, body, _ in search(conn, store, memory.text, CANDIDATES):
-            other_id = path.rsplit("/", 1)[-1].removesuffix(".md")
-            if other_id == memory.id or other_id in settled:
-                continue
-            if not (words(memory.text) & words(body)):
-                continue
-            cid = conflict_id(memory.id, other_id)
-            if cid in found:
-                continue
-            other = get_memory(conn, store, other_id)
-            if other is None:
-                continue
-            older, newer = sorted((memory, other), key=lambda m: (m.created, m.id))
-            hit = contradiction(older.text, newer.text)
-            if hit is None:
-                continue
-            found[cid] = Conflict(cid, older, newer, hit[0], hit[1])
-        for conflict in _note_conflicts(conn, store, memory):
-            found.setdefault(conflict.id, conflict)
+        if memory.id not in settled:
+            _add_conflicts(conn, store, memory, settled, found, CANDIDATES)
     return sorted(found.values(), key=lambda c: (c.a.created, c.id))
+
+
+def _add_conflicts(
+    conn: sqlite3.Connection,
+    store: Store,
+    memory: Memory,
+    settled: set[str | None],
+    found: dict[str, Conflict],
+    candidates: int,
+) -> None:
+    """Add to `found` what `memory` contradicts among its `candidates` nearest memories and its
+    nearest notes."""
+    for path, _, _, body, _ in search(conn, store, memory.text, candidates):
+        other_id = path.rsplit("/", 1)[-1].removesuffix(".md")
+        if other_id == memory.id or other_id in settled:
+            continue
+        if not (words(memory.text) & words(body)):
+            continue
+        cid = conflict_id(memory.id, other_id)
+        if cid in found:
+            continue
+        other = get_memory(conn, store, other_id)
+        if other is None:
+            continue
+        older, newer = sorted((memory, other), key=lambda m: (m.created, m.id))
+        hit = contradiction(older.text, newer.text)
+        if hit is None:
+            continue
+        found[cid] = Conflict(cid, older, newer, hit[0], hit[1])
+    for conflict in _note_conflicts(conn, store, memory):
+        found.setdefault(conflict.id, conflict)
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
@@ -174,7 +186,16 @@ def _note_conflicts(conn: sqlite3.Connection, store: Store, memory: Memory) -> l
 
 
 def conflicts_of(conn: sqlite3.Connection, store: Store, memory_id: str) -> list[Conflict]:
-    return [c for c in find_conflicts(conn, store) if memory_id in (c.a.id, c.b.id)]
+    """The conflicts one memory is in, from its own searches only (`inspect` must not pay for
+    every memory's): a wider set of memory candidates than `find_conflicts` takes per memory, so a
+    memory whose own nearest ones hold this one is among them too."""
+    settled = {item.get("id") for item in rejected_values(store)}
+    memory = get_memory(conn, store, memory_id)
+    if memory is None or memory.id in settled:
+        return []
+    found: dict[str, Conflict] = {}
+    _add_conflicts(conn, store, memory, settled, found, CANDIDATES * 5)
+    return sorted(found.values(), key=lambda c: (c.a.created, c.id))
 
 
 @dataclass(frozen=True)

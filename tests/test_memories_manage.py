@@ -217,3 +217,29 @@ def test_one_memorys_conflicts_are_what_the_full_scan_finds_for_it(repo: Path) -
             assert [c.id for c in conflicts_of(conn, store, memory.id)] == mine
     finally:
         conn.close()
+
+
+def test_the_conflict_prefilter_never_drops_a_contradiction() -> None:
+    """`find_conflicts` compares only pairs `_may_contradict` lets through: every pair that
+    `contradiction` calls a conflict must pass it (random texts over a small vocabulary, so
+    negations, changed values and near-duplicates all occur)."""
+    import random
+
+    from hippo_git.memories.conflicts import _core, _may_contradict
+
+    rng = random.Random(5)
+    vocab = ["deploy", "api", "port", "8080", "9090", "staging", "ci", "ubuntu", "22.04", "24.04", "runs"]
+    extra = ["never", "not", "the", "on", "use", "cache", "friday"]
+    texts = [" ".join(rng.choices(vocab + extra, k=rng.randint(2, 9))) for _ in range(400)]
+    checked = 0
+    for a in texts[:200]:
+        for b in texts[200:]:
+            if contradiction(a, b) is not None:
+                checked += 1
+                ca, cb = _core(a), _core(b)
+                assert _may_contradict(len(ca), len(cb), len(ca & cb)), (a, b)
+                assert (len(ca) + 1) // 2 <= len(cb) <= max(2 * len(ca), len(ca) + 2), (
+                    a,
+                    b,
+                )  # the size buckets
+    assert checked > 20  # the sample holds enough contradictions to mean something

@@ -19,7 +19,7 @@ from hippo_git.errors import HippoError
 from hippo_git.files import write_text_atomic
 from hippo_git.memories.record import NEGATIONS, Memory, negated, normalise, now_iso, words
 from hippo_git.memories.remember import rejected_path, rejected_values
-from hippo_git.memories.store import Store, all_memories, get_memory, search
+from hippo_git.memories.store import Store, all_memories, get_memory, note_bodies, search
 
 SAME_SUBJECT = 0.5  # Jaccard of the words other than negations and values
 CANDIDATES = 10
@@ -109,13 +109,75 @@ def conflict_id(a: str, b: str) -> str:
     return "c-" + hashlib.sha256(f"{first}\n{second}".encode()).hexdigest()[:8]
 
 
+def _core(text: str) -> frozenset[str]:
+    """The words `contradiction` compares: no negations, no stop words."""
+    return frozenset(t.strip(".:") for t in set(_tokens(text)) - NEGATIONS if t not in _STOP)
+
+
+def _may_contradict(a: int, b: int, shared: int) -> bool:
+    """Whether texts with `a` and `b` core words, `shared` of them in common, can contradict:
+    a negation needs half of all their words shared, a changed value all but two on each side
+    (so `b` lies between `a / 2` and `max(2a, a + 2)`)."""
+    union = a + b - shared
+    return shared >= 1 and (2 * shared >= union or (shared >= 2 and a - shared <= 2 and b - shared <= 2))
+
+
 def find_conflicts(conn: sqlite3.Connection, store: Store) -> list[Conflict]:
-    """Every pair of kept memories that contradict each other (each pair once, oldest first)."""
-    found: dict[str, Conflict] = {}
+    """Every pair of kept memories that contradict each other, and every note statement a memory
+    contradicts (each pair once, oldest first).
+
+    Candidates come from an inverted index of the texts' core words, and only pairs that share
+    enough words to pass `contradiction` are compared: a search per memory (what `conflicts_of`
+    does for one) cost seconds per thousand memories in a large repository."""
     settled = {item.get("id") for item in rejected_values(store)}
-    for memory in all_memories(conn, store):
-        if memory.id not in settled:
-            _add_conflicts(conn, store, memory, settled, found, CANDIDATES)
+    memories = [m for m in all_memories(conn, store) if m.id not in settled]
+    # items: memories first, then note statements (path, sentence) with their core words
+    texts: list[tuple[Memory | tuple[str, str], frozenset[str]]] = [(m, _core(m.text)) for m in memories]
+    for path, body in note_bodies(conn, store):
+        texts += [((path, sentence), _core(sentence)) for sentence in note_sentences(body)]
+    # word → size of the text's core → texts: a text can only contradict one of a size near its own
+    postings: dict[str, dict[int, list[int]]] = {}
+    for n, (_, core) in enumerate(texts):
+        for word in core:
+            postings.setdefault(word, {}).setdefault(len(core), []).append(n)
+    found: dict[str, Conflict] = {}
+    noted: set[tuple[str, str]] = set()  # (memory id, note path): one statement per note, as before
+    for i, memory in enumerate(memories):
+        core = texts[i][1]
+        if not core:
+            continue
+        sizes = range((len(core) + 1) // 2, max(2 * len(core), len(core) + 2) + 1)
+        shared: dict[int, int] = {}
+        for word in core:
+            by_size = postings[word]
+            for size in sizes:
+                for j in by_size.get(size, ()):
+                    shared[j] = shared.get(j, 0) + 1
+        shared.pop(i, None)
+        for j in sorted(shared):
+            item, other_core = texts[j]
+            if not _may_contradict(len(core), len(other_core), shared[j]):
+                continue
+            if isinstance(item, Memory):
+                if j < i:
+                    continue  # this pair was looked at from the other side
+                cid = conflict_id(memory.id, item.id)
+                older, newer = sorted((memory, item), key=lambda m: (m.created, m.id))
+                hit = contradiction(older.text, newer.text)
+                if hit is not None:
+                    found.setdefault(cid, Conflict(cid, older, newer, hit[0], hit[1]))
+                continue
+            path, sentence = item
+            if (memory.id, path) in noted or not (words(memory.text) & words(sentence)):
+                continue
+            hit = contradiction(memory.text, sentence)
+            if hit is not None:
+                noted.add((memory.id, path))
+                note = Memory(id=path, text=sentence, path=path, source="note")
+                found.setdefault(
+                    conflict_id(memory.id, path),
+                    Conflict(conflict_id(memory.id, path), memory, note, hit[0], hit[1]),
+                )
     return sorted(found.values(), key=lambda c: (c.a.created, c.id))
 
 

@@ -92,6 +92,13 @@ def all_memories(conn: sqlite3.Connection, store: Store) -> list[Memory]:
     return [m for m in map(_memory, rows) if m.kind != "forgotten"]
 
 
+def note_bodies(conn: sqlite3.Connection, store: Store) -> list[tuple[str, str]]:
+    """(path, body) of every note that is not one of the store's memories."""
+    low, high = _in_folder(store.prefix)
+    sql = "SELECT n.path, f.body FROM notes n JOIN notes_fts f ON f.rowid = n.id WHERE n.path < ? OR n.path >= ?"
+    return [(path, body or "") for path, body in conn.execute(sql, (low, high))]
+
+
 def get_memory(conn: sqlite3.Connection, store: Store, memory_id: str) -> Memory | None:
     row = conn.execute(f"{_BODY_SQL} WHERE n.path = ?", (store.rel(memory_id),)).fetchone()
     return None if row is None else _memory(row)

@@ -329,3 +329,27 @@ def test_a_session_page_is_kept_until_the_index_changes(site: tuple[Server, Path
         fh.write(_claude_line("hostile-session", str(repo), 40, "a turn added later") + "\n")
     ingest(server.state.cfg, root=repo.parent / "transcripts", harness="claude-code")
     assert "a turn added later" in opener.open(url).read().decode()
+
+
+def test_the_conflicts_page_follows_a_new_memory(site: tuple[Server, Path]) -> None:
+    """The page keeps what it found until a note or memory changes: a contradiction written after
+    a visit shows on the next one."""
+    from hippo_git.config import load_config
+    from hippo_git.memories.service import remember_text
+
+    server, repo = site
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    opener.open(server.url).read()
+    base = f"http://127.0.0.1:{server.port}"
+    assert "port 7070" not in opener.open(f"{base}/conflicts").read().decode()
+    cfg = load_config(repo)
+    made = [
+        remember_text(cfg, text).memory
+        for text in ("The cache listens on port 7070", "The cache listens on port 7171")
+    ]
+    try:
+        assert "port 7070" in opener.open(f"{base}/conflicts").read().decode()
+    finally:
+        for memory in made:
+            (repo / memory.path).unlink()
+        git(repo, "reset", "-q")

@@ -45,9 +45,15 @@ def register(app: Flask) -> None:
     @app.get("/conflicts")
     def conflicts() -> str:
         from hippo_git.memories.manage import list_conflicts
+        from hippo_git.memories.store import global_store
+        from hippo_git.notes.catalog import notes_signature
 
         cfg = state().cfg
-        return render_template("conflicts.html", items=[c.as_dict() for c in list_conflicts(cfg, cfg.home)])
+        # Found again only when a note or memory changed here or in the personal store.
+        personal = global_store(cfg.home).config()
+        key = f"{notes_signature(cfg)}|{notes_signature(personal) if personal.notes_path.is_dir() else ''}"
+        items = state().cached("conflicts", key, lambda: [c.as_dict() for c in list_conflicts(cfg, cfg.home)])
+        return render_template("conflicts.html", items=items)
 
     @app.get("/conflicts/<ident>/resolve")
     def resolve_confirm(ident: str) -> str:

@@ -1,19 +1,14 @@
-"""`embed`: the `[semantic]` extra's turn embeddings; and the ranking `search` uses."""
+"""`embed`: the `[semantic]` extra's turn embeddings (`search` picks its ranking in `search_fast`)."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from hippo_git.cli.render import ProgressBar, emit_json, json_option, say
 from hippo_git.config import Config, load_config, machine_config
 from hippo_git.errors import NotARepoError
-
-if TYPE_CHECKING:
-    from hippo_git.index.embed import Ranking
 
 
 def _config() -> Config:
@@ -56,13 +51,3 @@ def embed_after_ingest(cfg: Config) -> dict[str, Any] | None:
     finally:
         bar.close()
     return summary.as_dict() if summary else None
-
-
-def search_ranking(conn: sqlite3.Connection, index_path: Path, query: str, fts: bool) -> Ranking:
-    """How `search` ranks this query: hybrid when embeddings can be used, else lexical."""
-    from hippo_git.index.embed import Ranking, ranking_for
-
-    if fts:
-        return Ranking("lexical", "")  # an FTS5 expression is exact by request: nothing to say
-    cfg = _config()
-    return ranking_for(conn, index_path, cfg.home, cfg.semantic_model, query)

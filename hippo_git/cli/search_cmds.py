@@ -15,6 +15,7 @@ from hippo_git.cli.search_fast import (
     hits_rows,
     marks_for,
     nothing_found,
+    workspace_config,
 )
 from hippo_git.transcripts.registry import harness_names
 
@@ -57,9 +58,10 @@ def search_cmd(
     """Search indexed turns (BM25, fused with embeddings after `git hippo embed`), best first: this repository's sessions, or with --all (or outside
     a repository) every session on this machine. MCP's search tool has the same default. Inside a
     repository the files of its `capture.markdown_dirs` are searched too (listed after the turns)."""
-    marks = marks_for(as_json)
+    marks, cfg = marks_for(as_json), workspace_config()
     hits, everywhere, ranking = find_hits(
         " ".join(query),
+        cfg=cfg,
         limit=limit,
         harness=harness,
         since=since,
@@ -69,7 +71,7 @@ def search_cmd(
         marks=marks,
     )
     filtered = harness or since or session_id
-    docs = [] if filtered else find_documents(" ".join(query), limit=limit, fts=fts, marks=marks)
+    docs = [] if filtered else find_documents(" ".join(query), cfg=cfg, limit=limit, fts=fts, marks=marks)
     if ranking.mode == "lexical" and ranking.note:
         say(ranking.note)
     if as_json:

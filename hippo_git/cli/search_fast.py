@@ -19,6 +19,7 @@ from hippo_git.errors import HippoError
 
 if TYPE_CHECKING:
     from hippo_git.capture.markdown import DocumentHit
+    from hippo_git.config import Config
     from hippo_git.index.embed import Ranking
     from hippo_git.index.search import Hit
 
@@ -34,9 +35,22 @@ def index_path() -> Path:
     return hippo_home() / "index.sqlite"
 
 
+def workspace_config() -> Config | None:
+    """This repository's settings (read once per search, for the hits and the Markdown folders
+    alike); None outside a repository."""
+    from hippo_git.config import load_config
+    from hippo_git.errors import NotARepoError
+
+    try:
+        return load_config()
+    except NotARepoError:
+        return None
+
+
 def find_hits(
     query: str,
     *,
+    cfg: Config | None,
     limit: int = 20,
     harness: str | None = None,
     since: str | None = None,
@@ -48,8 +62,7 @@ def find_hits(
     """(hits, whether every session on this machine was searched, how they were ranked): this
     repository's sessions unless `everywhere` or outside a repository; fused with embeddings when
     the `[semantic]` extra has them, else lexical only (and the ranking says why)."""
-    from hippo_git.config import Config, load_config, machine_config
-    from hippo_git.errors import NotARepoError
+    from hippo_git.config import machine_config
     from hippo_git.index.db import connect
     from hippo_git.index.embed import Ranking, ranking_for
     from hippo_git.index.search import MARKS, search
@@ -57,15 +70,11 @@ def find_hits(
 
     cwds: list[str] | None = None
     ids: list[str] | None = None
-    cfg: Config | None = None
-    if not everywhere:
+    everywhere = everywhere or cfg is None
+    if cfg is not None and not everywhere:
         from hippo_git.index.workspace import workspace_filter
 
-        try:
-            cfg = load_config()
-            cwds, ids = workspace_filter(cfg)
-        except NotARepoError:
-            everywhere = True
+        cwds, ids = workspace_filter(cfg)
     conn = connect(index_path(), readonly=True)
     try:
         sid = resolve_session_id(conn, session_id) if session_id else None
@@ -92,17 +101,12 @@ def find_hits(
     return hits, everywhere, ranking
 
 
-def find_documents(query: str, *, limit: int, fts: bool, marks: tuple[str, str] | None) -> list[DocumentHit]:
+def find_documents(
+    query: str, *, cfg: Config | None, limit: int, fts: bool, marks: tuple[str, str] | None
+) -> list[DocumentHit]:
     """This repository's `capture.markdown_dirs` matches (none outside a repository), listed after
     the turns; changed files are re-read first, so results are current without the watcher."""
-    from hippo_git.config import load_config
-    from hippo_git.errors import NotARepoError
-
-    try:
-        cfg = load_config()
-    except NotARepoError:
-        return []
-    if not cfg.capture.markdown_dirs:
+    if cfg is None or not cfg.capture.markdown_dirs:
         return []
     from hippo_git.capture import markdown
     from hippo_git.index.search import MARKS
@@ -192,8 +196,9 @@ def run_fast(argv: list[str]) -> int | None:
     as_json = opts.pop("as_json")
     query, marks = opts.pop("query"), marks_for(as_json)
     try:
-        hits, everywhere, ranking = find_hits(query, marks=marks, **opts)
-        docs = find_documents(query, limit=opts["limit"], fts=opts["fts"], marks=marks)
+        cfg = workspace_config()
+        hits, everywhere, ranking = find_hits(query, cfg=cfg, marks=marks, **opts)
+        docs = find_documents(query, cfg=cfg, limit=opts["limit"], fts=opts["fts"], marks=marks)
         if opts["since"] or opts["session_id"]:
             docs = []  # a time or session filter asks about turns; files have neither
     except HippoError as exc:

@@ -173,11 +173,8 @@ def find_conflicts(conn: sqlite3.Connection, store: Store) -> list[Conflict]:
             hit = contradiction(memory.text, sentence)
             if hit is not None:
                 noted.add((memory.id, path))
-                note = Memory(id=path, text=sentence, path=path, source="note")
-                found.setdefault(
-                    conflict_id(memory.id, path),
-                    Conflict(conflict_id(memory.id, path), memory, note, hit[0], hit[1]),
-                )
+                conflict = _with_note(memory, path, sentence, hit)
+                found.setdefault(conflict.id, conflict)
     return sorted(found.values(), key=lambda c: (c.a.created, c.id))
 
 
@@ -241,10 +238,15 @@ def _note_conflicts(conn: sqlite3.Connection, store: Store, memory: Memory) -> l
                 continue
             hit = contradiction(memory.text, sentence)
             if hit is not None:
-                note = Memory(id=path, text=sentence, path=path, source="note")
-                out.append(Conflict(conflict_id(memory.id, path), memory, note, hit[0], hit[1]))
+                out.append(_with_note(memory, path, sentence, hit))
                 break
     return out
+
+
+def _with_note(memory: Memory, path: str, sentence: str, hit: tuple[str, str]) -> Conflict:
+    """The conflict of `memory` with a note's statement (the note is `b`; its id is the path)."""
+    note = Memory(id=path, text=sentence, path=path, source="note")
+    return Conflict(conflict_id(memory.id, path), memory, note, hit[0], hit[1])
 
 
 def conflicts_of(conn: sqlite3.Connection, store: Store, memory_id: str) -> list[Conflict]:

@@ -51,7 +51,7 @@ def register(app: Flask) -> None:
         cfg = state().cfg
         # Found again only when a note or memory changed here or in the personal store.
         personal = global_store(cfg.home).config()
-        key = f"{notes_signature(cfg)}|{notes_signature(personal) if personal.notes_path.is_dir() else ''}"
+        key = f"{notes_signature(cfg)}|{notes_signature(personal)}"
         items = state().cached("conflicts", key, lambda: [c.as_dict() for c in list_conflicts(cfg, cfg.home)])
         return render_template("conflicts.html", items=items)
 

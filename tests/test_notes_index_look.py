@@ -12,15 +12,7 @@ from hippo_git.memories.service import remember_text
 from hippo_git.notes import notes_index
 from hippo_git.notes.context import build_context
 from tests.conftest import make_repo, run_cli
-
-OLD = 1_600_000_000  # a file time far from "now", so refreshes trust (size, mtime)
-
-
-def _write(repo: Path, rel: str, text: str, mtime: int = OLD) -> None:
-    path = repo / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    os.utime(path, (mtime, mtime))
+from tests.test_notes_index import OLD, _write
 
 
 def test_walk_finds_nested_notes_and_keeps_links_inside(tmp_path: Path) -> None:

@@ -133,24 +133,15 @@ def make_memories(repo: Path, n: int, rng: random.Random) -> None:
     """`n` memories as a person's `remember` writes them (committed), a few of them contradicting
     each other so the conflicts page has work."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from datetime import UTC, datetime, timedelta
+    from bench.memories import _write_memories
 
-    from hippo_git.memories.record import make_memory, render
-
-    folder = repo / "notes" / "memories"
-    folder.mkdir(parents=True, exist_ok=True)
-    start = datetime(2026, 1, 1, tzinfo=UTC)
     texts = [f"{words(rng, 12)} (case {i})" for i in range(n - 20)]
     for k in range(10):  # same subject, changed value: what conflict detection looks for
         texts += [
             f"The service-{k} deploy uses port {8000 + k}",
             f"The service-{k} deploy uses port {9000 + k}",
         ]
-    for i, text in enumerate(texts):
-        m = make_memory(text, now=start + timedelta(minutes=i))
-        (folder / f"{m.id}.md").write_text(
-            render(m._replace(path=f"notes/memories/{m.id}.md")), encoding="utf-8"
-        )
+    _write_memories(repo, texts)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", f"{n} memories")
 

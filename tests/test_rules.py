@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hippo_git.signals import rules
+from hippo_git.signals import rules, rules_claims, rules_cross, rules_incidents
 from hippo_git.signals.rollup_commands import command_categories
 from hippo_git.signals.rollup_facts import Command, EditRow, SessionSpan
 from hippo_git.signals.rollup_parse import exit_status, parse_fields
@@ -135,7 +135,7 @@ def test_pull_requests_opened_and_merged() -> None:
 
 def _claims(s: Script, delegated: tuple[Command, ...] = ()) -> list[tuple[int, str, str, int | None]]:
     cmds = rules.commands(s.turns)
-    found = rules.claims(s.turns, cmds, rules.edits(s.turns), delegated)
+    found = rules_claims.claims(s.turns, cmds, rules.edits(s.turns), delegated)
     return [(c.seq, c.kind, c.status, c.evidence.seq if c.evidence else None) for c in found]
 
 
@@ -164,12 +164,15 @@ def test_a_claim_whose_run_came_before_the_last_edit_is_unchecked() -> None:
 
 
 def test_plans_questions_and_negations_are_not_claims() -> None:
-    assert rules.find_claims("Let me run the tests to make sure they pass.") == []
-    assert rules.find_claims("Do the tests pass?") == []
-    assert rules.find_claims("The tests are not passing yet, and I haven't pushed.") == []
-    assert rules.find_claims("```\n12 tests passed\n```") == []
+    assert rules_claims.find_claims("Let me run the tests to make sure they pass.") == []
+    assert rules_claims.find_claims("Do the tests pass?") == []
+    assert rules_claims.find_claims("The tests are not passing yet, and I haven't pushed.") == []
+    assert rules_claims.find_claims("```\n12 tests passed\n```") == []
     assert [
-        k for k, _ in rules.find_claims("✅ Fixed the parser\n\nI've pushed the branch. PR #4 was merged.")
+        k
+        for k, _ in rules_claims.find_claims(
+            "✅ Fixed the parser\n\nI've pushed the branch. PR #4 was merged."
+        )
     ] == [
         "fixed",
         "pushed",
@@ -224,7 +227,7 @@ def test_corrections_name_the_agent_turn_they_correct() -> None:
     s.prompt("<command-name>/clear</command-name>")
     cleared = s.answer("Cleared.")
     again = s.prompt("I told you to keep the API stable.")
-    found = [(i.seq, i.cause, i.kind) for i in rules.corrections(s.turns, [], [])]
+    found = [(i.seq, i.cause, i.kind) for i in rules_incidents.corrections(s.turns, [], [])]
     assert found == [(said, wrong, "correction"), (again, cleared, "correction")]
 
 
@@ -234,7 +237,9 @@ def test_reverting_the_agents_edit_at_a_persons_request_is_a_correction() -> Non
     s.prompt("put the old version of app.py back")
     revert = s.bash("git restore src/app.py", "")
     cmds = rules.commands(s.turns)
-    found = [(i.seq, i.cause, i.rule) for i in rules.corrections(s.turns, cmds, rules.edits(s.turns))]
+    found = [
+        (i.seq, i.cause, i.rule) for i in rules_incidents.corrections(s.turns, cmds, rules.edits(s.turns))
+    ]
     assert (revert, edit, "revert_edit") in found
 
 
@@ -253,7 +258,7 @@ def test_blocked_steps_tool_errors_and_repeated_failures() -> None:
     s.bash(
         "curl localhost:8080", "Exit code 7\ncurl: (7) Connection refused", error=True
     )  # a failure, not a block
-    found = [(i.kind, i.cause) for i in rules.failed_steps(s.turns, rules.commands(s.turns))]
+    found = [(i.kind, i.cause) for i in rules_incidents.failed_steps(s.turns, rules.commands(s.turns))]
     assert found == [("blocked", denied), ("tool_error", 2), ("tool_error", None), ("failing_command", first)]
 
 
@@ -277,7 +282,7 @@ def test_blocked_steps_tool_errors_and_repeated_failures() -> None:
     ],
 )
 def test_destructive_commands(command: str, reason: str | None) -> None:
-    assert rules.destructive_reason(command) == reason
+    assert rules_incidents.destructive_reason(command) == reason
 
 
 def test_destructive_sql_through_a_database_tool() -> None:
@@ -285,7 +290,7 @@ def test_destructive_sql_through_a_database_tool() -> None:
     s.add("tool_call", "query: DROP TABLE invoices", tool="mcp__db__execute_sql")
     s.add("tool_output", "ok", tool="mcp__db__execute_sql")
     s.bash("rm -rf ~/project", "")
-    found = [(i.rule, i.cause) for i in rules.destructive(s.turns, rules.commands(s.turns))]
+    found = [(i.rule, i.cause) for i in rules_incidents.destructive(s.turns, rules.commands(s.turns))]
     assert found == [("destructive_command", 2), ("destructive_sql", 0)]
 
 
@@ -304,7 +309,7 @@ def test_overlapping_edits_and_redone_work_across_sessions() -> None:
         EditRow("a", 8, "2026-03-02T09:50:00Z", "/r/x/util.py", digest),
         EditRow("c", 4, "2026-03-03T09:30:00Z", "/other/x/util.py", digest),
     ]
-    found = [(sid, i.kind, i.cause, i.other_session) for sid, i in rules.cross_session(rows, spans)]
+    found = [(sid, i.kind, i.cause, i.other_session) for sid, i in rules_cross.cross_session(rows, spans)]
     assert found == [("b", "overlap", 5, "a"), ("c", "redone", 4, "a")]
 
 
@@ -336,7 +341,7 @@ def test_many_sessions_editing_one_file_give_a_bounded_number_of_incidents() -> 
         rows.append(EditRow("s00", 10 + n, at(2, 20 + n), "/r/lib.py", f"{n:020d}"))
         rows.append(EditRow("z", 10 + n, at(4, 20 + n), "/r/lib.py", f"{n:020d}"))
 
-    found = rules.cross_session(rows, spans)
+    found = rules_cross.cross_session(rows, spans)
     overlaps: dict[str, list[str | None]] = {}
     for sid, i in found:
         if i.rule == "overlapping_edits":

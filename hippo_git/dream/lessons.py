@@ -43,7 +43,7 @@ from hippo_git.git.objects import GitStore, now_iso
 from hippo_git.index.sessions import TurnRow, get_turns, session_filters
 from hippo_git.signals.rollup_commands import norm_command
 from hippo_git.signals.rollup_facts import Command, excerpt
-from hippo_git.signals.rules import meaningful_failure
+from hippo_git.signals.rules_incidents import meaningful_failure
 
 PACK = "lessons"
 LESSONS_NOTE = "lessons.md"

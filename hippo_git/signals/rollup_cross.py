@@ -1,4 +1,4 @@
-"""The rollup's cross-session incidents (the last rules of `rules.py`) kept up to date from its stored edits.
+"""The rollup's cross-session incidents (the rules of `rules_cross.py`) kept up to date from its stored edits.
 
 The edits are read a group at a time, never whole: by path for overlapping edits, by base name
 for redone ones. After a full build every group is redone; after an update only those holding a
@@ -14,7 +14,7 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from hippo_git.signals import rules
+from hippo_git.signals import rules_cross
 from hippo_git.signals.rollup_facts import EditRow, Incident, SessionSpan
 
 SCOPED_PATHS = 2000  # past this many touched paths, one pass over every edit is cheaper
@@ -35,7 +35,7 @@ def update(conn: sqlite3.Connection, paths: set[str] | None) -> None:
     """Recompute the cross-session incidents on `paths` (None: everywhere) from the stored edits,
     a group at a time: by path for overlapping edits, by base name for redone ones (an edit is
     redone by the same change to a file of the same name anywhere)."""
-    wins = rules.windows(
+    wins = rules_cross.windows(
         SessionSpan(*r) for r in conn.execute("SELECT id, started, ended, parent_id FROM sessions")
     )
     by_path: Iterable[tuple[Any, ...]]
@@ -61,9 +61,9 @@ def update(conn: sqlite3.Connection, paths: set[str] | None) -> None:
 
     def found() -> Iterator[tuple[str, Incident]]:
         for path, group in groupby((EditRow(*r) for r in by_path), key=attrgetter("path")):
-            yield from rules.overlapping_edits(path, group, wins)
+            yield from rules_cross.overlapping_edits(path, group, wins)
         for _, group in groupby((EditRow(*r) for r in by_name), key=lambda e: os.path.basename(e.path)):
-            yield from rules.redone_edits(group, wins)
+            yield from rules_cross.redone_edits(group, wins)
 
     conn.executemany(
         "INSERT INTO incidents VALUES (?,?,?,?,?,?,?,?,?,?,1)",

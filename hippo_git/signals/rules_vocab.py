@@ -1,4 +1,4 @@
-"""The words and shapes the rollup rules (`rules.py`) look for: claims an agent makes, what checks
+"""The words and shapes the rollup rules (`rules*.py`) look for: claims an agent makes, what checks
 each claim, how a person corrects an agent, how a blocked step reads, what destroys data. Data
 only; changing any of it changes what the rules find (bump `rollup.FORMAT_VERSION`)."""
 

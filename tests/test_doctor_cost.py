@@ -70,7 +70,8 @@ def test_a_damaged_index_is_red_even_after_an_ok(repo: Path) -> None:
 def test_prefetched_diff_facts_equal_the_ones_read_one_by_one(repo: Path) -> None:
     """Paths, patch-ids and blobs from the batched `git diff-tree` are exactly libgit2's, for an
     edit, an add, a delete, a binary file, an executable, unicode and a name git must quote."""
-    from hippo_git.git.objects import PREFETCH_MIN, GitStore
+    from hippo_git.git.commit_diffs import PREFETCH_MIN
+    from hippo_git.git.objects import GitStore
 
     steps: list[tuple[str, bytes | None]] = [
         ("notes/a.md", b"# A\n\nfirst\n"),

@@ -19,7 +19,8 @@ from hippo_git.dream.evidence import NoteText, PassInput, SessionBrief, TurnRef,
 from hippo_git.dream.packs import Pass
 from hippo_git.dream.validate import path_problems
 from hippo_git.errors import HippoError
-from hippo_git.git.objects import NULL_OID, GitStore
+from hippo_git.git.object_store import NULL_OID
+from hippo_git.git.objects import GitStore
 from hippo_git.index.sessions import get_turns
 from hippo_git.notes.graph import Resolver
 from hippo_git.notes.parse import link_targets

@@ -14,7 +14,8 @@ import pygit2
 from pygit2.enums import FileMode
 
 from hippo_git.errors import GitError
-from hippo_git.git.objects import GitStore, check_path
+from hippo_git.git.object_store import check_path
+from hippo_git.git.objects import GitStore
 from hippo_git.git.worktree import advance_branch
 
 

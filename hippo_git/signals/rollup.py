@@ -1,4 +1,4 @@
-"""`$HIPPO_HOME/rollup.sqlite`: per-session facts computed from the index by `rules.py`, no model.
+"""`$HIPPO_HOME/rollup.sqlite`: per-session facts computed from the index by `rules*.py`, no model.
 
 A cache. Its `format_version` (meta table) names the rules that filled it: when the code's
 `FORMAT_VERSION` differs, the file is deleted and rebuilt. Each session row keeps a signature of

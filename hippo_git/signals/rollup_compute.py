@@ -1,4 +1,4 @@
-"""The rollup's rows of sessions, computed from the index's turns by the rules (`rules.py`).
+"""The rollup's rows of sessions, computed from the index's turns by the rules (`rules*.py`).
 
 The sessions of a chunk (see `rollup_pool`) are read in id order: those of a first build by one
 pass over the chunk's range of the turns table in (session, seq) order, grouped as it streams;

@@ -4,7 +4,7 @@ Adapters render a tool input as text in one of three shapes (see `transcripts.js
 `key: value` lines (Claude Code, Codex), `<tool> {json}` (Gemini CLI, Cursor, OpenCode, DeepSeek
 Harness), or the raw string. These helpers turn that text back into fields, find the shell command
 a call ran, the exit status its output reports, and the lines an edit changed. Pure functions over
-strings; no SQL, no rules about what is good or bad (those live in `rules.py`).
+strings; no SQL, no rules about what is good or bad (those live in `rules*.py`).
 """
 
 from __future__ import annotations

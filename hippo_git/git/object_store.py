@@ -10,7 +10,7 @@ and CI; otherwise from `user.name`/`user.email`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -204,6 +204,14 @@ class ObjectStore:
         base = self._commit(commit).tree
         new = self._tree_with(base, check_path(path), blob, path)
         return str(new if new is not None else self.repo.TreeBuilder().write())
+
+    def tree_with_all(self, commit: str, blobs: Mapping[str, str | None]) -> str:
+        """The tree of `commit` with each path set to its blob (None: removed), in path order."""
+        tree = self._commit(commit).tree
+        for path in sorted(blobs):
+            new = self._tree_with(tree, check_path(path), blobs[path], path)
+            tree = self.repo[new] if new is not None else None
+        return str(tree.id if tree is not None else self.repo.TreeBuilder().write())
 
     def _tree_with(self, tree: Any, parts: list[str], blob: str | None, path: str) -> Any:
         builder = self.repo.TreeBuilder(tree) if tree is not None else self.repo.TreeBuilder()

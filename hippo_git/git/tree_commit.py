@@ -8,49 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import pygit2
-from pygit2.enums import FileMode
 
 from hippo_git.errors import GitError
-from hippo_git.git.object_store import check_path
 from hippo_git.git.objects import GitStore
 from hippo_git.git.worktree import advance_branch
 
 
-def _set(repo: Any, tree: Any, parts: list[str], blob: Any) -> Any:
-    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
-    name = parts[0]
-    entry = tree[name] if tree is not None and name in tree else None
-    if len(parts) == 1:
-        if blob is None:
-            if entry is not None:
-                builder.remove(name)
-        else:
-            builder.insert(name, blob, FileMode.BLOB)
-    else:
-        if entry is not None and entry.filemode != FileMode.TREE:
-            raise GitError(f"{name} is a file where a folder is needed")
-        sub = _set(repo, repo[entry.id] if entry is not None else None, parts[1:], blob)
-        if sub is None:
-            if entry is not None:
-                builder.remove(name)
-        else:
-            builder.insert(name, sub, FileMode.TREE)
-    return builder.write() if len(builder) else None
-
-
 def tree_with_files(store: GitStore, commit: str, files: Mapping[str, bytes | None]) -> str:
     """The tree of `commit` with each path set to its bytes (None: removed)."""
-    repo = store.repo
-    tree: Any = repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
-    for path in sorted(files):
-        data = files[path]
-        blob = repo.create_blob(data) if data is not None else None
-        new = _set(repo, tree, check_path(path), blob)
-        tree = repo[new] if new is not None else None
-    return str(tree.id) if tree is not None else str(repo.TreeBuilder().write())
+    blobs = {path: store.write_blob(data) if data is not None else None for path, data in files.items()}
+    return store.tree_with_all(commit, blobs)
 
 
 def commit_files(

@@ -18,6 +18,10 @@ _HEX2 = re.compile(r"^[0-9a-f]{2}$")
 _HEXTAIL = re.compile(r"^[0-9a-f]+$")
 
 
+def _text(blob: Any) -> str:
+    return bytes(blob.data).decode("utf-8", "replace")
+
+
 class NoteTrees(ObjectStore):
     """An object store that reads and appends git notes."""
 
@@ -36,7 +40,7 @@ class NoteTrees(ObjectStore):
         if tip is None:
             return None
         blob = self._note_blob(self._commit(tip).tree, target)
-        return None if blob is None else bytes(blob.data).decode("utf-8", "replace")
+        return None if blob is None else _text(blob)
 
     def all_notes(self, notes_ref: str) -> Iterator[tuple[str, str]]:
         """(annotated object, note text) of every note in `notes_ref`."""
@@ -50,7 +54,7 @@ class NoteTrees(ObjectStore):
             if entry.filemode == FileMode.TREE and _HEX2.match(entry.name):
                 yield from self._walk_notes(self.repo[entry.id], name)
             elif len(name) == 40 and _HEXTAIL.match(name) and entry.filemode != FileMode.TREE:
-                yield name, bytes(self.repo[entry.id].data).decode("utf-8", "replace")
+                yield name, _text(self.repo[entry.id])
 
     def append_note_lines(
         self,
@@ -74,7 +78,7 @@ class NoteTrees(ObjectStore):
             written = 0
             for target, new_lines in lines.items():
                 blob = self._note_blob(tree, target) if tree is not None else None
-                text = bytes(blob.data).decode("utf-8", "replace") if blob is not None else ""
+                text = _text(blob) if blob is not None else ""
                 seen = {same(line) for line in text.splitlines() if line.strip()}
                 added = []
                 for line in new_lines:

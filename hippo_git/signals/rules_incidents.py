@@ -183,10 +183,16 @@ def destructive_reason(command: str) -> str | None:
         elif prog == "dd" and any(w.startswith("of=/dev/") for w in words):
             return "dd onto a device"
         if prog in v.SQL_CLIENTS:
-            found = v.DESTRUCTIVE_SQL.search(command)
+            found = destructive_sql(command)
             if found:
-                return " ".join(found.group(0).split()).upper()[:40]
+                return found
     return None
+
+
+def destructive_sql(text: str) -> str | None:
+    """The destructive SQL statement's head (`DROP TABLE`, `DELETE FROM`, ...) in `text`, or None."""
+    hit = v.DESTRUCTIVE_SQL.search(text)
+    return " ".join(hit.group(0).split()).upper()[:40] if hit else None
 
 
 @lru_cache(maxsize=1024)
@@ -205,9 +211,8 @@ def destructive(turns: Sequence[Turn], cmds: Sequence[Command]) -> list[Incident
             )
     for turn in turns:
         if turn.kind == TOOL_CALL and _database_tool(turn.tool):
-            hit = v.DESTRUCTIVE_SQL.search(turn.text)
-            if hit:
-                reason = " ".join(hit.group(0).split()).upper()[:40]
+            reason = destructive_sql(turn.text)
+            if reason:
                 found.append(
                     incident(
                         turn, turn.seq, "destructive_sql", turn.text, summary=f"destructive SQL: {reason}"

@@ -8,6 +8,9 @@ import sys
 
 
 def main() -> None:
+    from hippo_git.cli.deferred import defer
+
+    defer()
     try:
         code = _fast(sys.argv[1:])
     except KeyboardInterrupt:  # as the full command says it: a person stopped it, not a failure

@@ -1,0 +1,58 @@
+"""Rarely used standard-library modules load on first use (`hippo_git.cli.deferred`): the fast
+paths pay for them only when they need them, and behave the same either way."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+from tests.test_search_cli import indexed  # noqa: F401 - the fixture
+
+SCRIPT = """
+import importlib.util, sys
+from hippo_git.cli.deferred import defer
+defer(("colorsys", "wave", "no_such_module_here"))
+import colorsys
+loaded = [n for n in ("colorsys", "wave") if {"rgb_to_hsv", "Wave_read"} & set(vars(sys.modules[n]))]
+print(loaded, importlib.util.find_spec("colorsys").name, "no_such_module_here" in sys.modules)
+print(colorsys.rgb_to_hsv(1.0, 0.0, 0.0), type(sys.modules["colorsys"]).__name__)
+from colorsys import hsv_to_rgb
+print(hsv_to_rgb(0.0, 1.0, 1.0))
+"""
+
+
+def test_a_deferred_module_loads_when_first_used() -> None:
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "[] colorsys False",  # imported but not run; find_spec still answers; a missing name is left alone
+        "(0.0, 1.0, 1.0) module",  # the real module replaced the stand-in
+        "(1.0, 0.0, 0.0)",
+    ]
+
+
+def _imported(args: list[str], cwd: Path) -> tuple[set[str], str]:
+    """What `git-hippo ARGS` imports, started as bin/git-hippo starts it (without `site`)."""
+    start = f"import sys; sys.path[:0] = [{str(REPO_ROOT)!r}]; from hippo_git.__main__ import main; main()"
+    proc = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-c", start, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stderr.splitlines()
+    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}, proc.stdout
+
+
+def test_a_search_loads_hashlib_and_json_only_for_json(indexed: tuple[Path, object]) -> None:  # noqa: F811
+    repo, _ = indexed
+    imported, out = _imported(["search", "rebase"], repo)
+    assert "hippo_git.index.search" in imported and out.startswith("abc111#")
+    assert not {"hashlib", "_hashlib", "json.decoder", "ipaddress"} & imported
+    imported, out = _imported(["search", "rebase", "--json"], repo)
+    assert "json.encoder" in imported and "_hashlib" not in imported
+    assert json.loads(out)[0]["session_id"] == "abc111"

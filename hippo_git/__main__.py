@@ -45,6 +45,14 @@ def _fast(args: list[str]) -> int | None:
         from hippo_git.cli.fast_entry import run_context
 
         code = run_context(args[1:])
+    elif args in (["--version"], ["-V"]):
+        # What click's version option prints; the man page is linked as for any other command.
+        from hippo_git import __version__
+        from hippo_git.cli.manpage import ensure_man_page
+
+        ensure_man_page()
+        sys.stdout.write(f"git hippo {__version__}\n")
+        code = 0
     elif args[:1] == ["search"]:
         # A cold search pays for the index alone, not for click and the command group.
         from hippo_git.cli.search_fast import run_fast

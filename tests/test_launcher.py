@@ -93,7 +93,7 @@ def test_search_runs_without_site_and_the_full_command_with_it(
     assert not site_ran
     proc, site_ran = _run(exe, ["--version"], tmp_path)
     assert (proc.returncode, proc.stdout) == (0, f"git hippo {__version__}\n"), proc.stderr
-    assert site_ran
+    assert not site_ran
     proc, site_ran = _run(exe, ["search", "rebase", "--harness", "nope"], tmp_path)  # click's message
     assert proc.returncode == 2 and "Invalid value for '--harness'" in proc.stderr
     assert site_ran
@@ -130,5 +130,5 @@ def test_without_pips_script_beside_it_the_launcher_says_so(venvs: dict[str, Pat
     alone = tmp_path / "git-hippo"
     alone.write_bytes((venvs["regular"] / "bin" / "git-hippo").read_bytes())
     alone.chmod(0o755)
-    proc, _ = _run(alone, ["--version"], tmp_path)
+    proc, _ = _run(alone, ["search", "rebase"], tmp_path)
     assert proc.returncode != 0 and "git-hippo-py" in proc.stderr

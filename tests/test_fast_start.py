@@ -1,5 +1,6 @@
-"""Rarely used standard-library modules load on first use (`hippo_git.cli.deferred`): the fast
-paths pay for them only when they need them, and behave the same either way."""
+"""What a cold `git-hippo` loads: rarely used standard-library modules only on first use
+(`hippo_git.cli.deferred`), so the fast paths pay for them only when they need them and behave
+the same either way; `--version` without click."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hippo_git import __version__
 from tests.conftest import REPO_ROOT
 from tests.test_search_cli import indexed  # noqa: F401 - the fixture
 
@@ -56,3 +58,9 @@ def test_a_search_loads_hashlib_and_json_only_for_json(indexed: tuple[Path, obje
     imported, out = _imported(["search", "rebase", "--json"], repo)
     assert "json.encoder" in imported and "_hashlib" not in imported
     assert json.loads(out)[0]["session_id"] == "abc111"
+
+
+def test_version_answers_without_click(tmp_path: Path) -> None:
+    imported, out = _imported(["--version"], tmp_path)
+    assert out == f"git hippo {__version__}\n"
+    assert "hippo_git.cli.manpage" in imported and "click" not in imported

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from hippo_git import __version__
+from hippo_git.index.embed_model import available
 from tests.conftest import REPO_ROOT
 from tests.test_search_cli import indexed  # noqa: F401 - the fixture
 
@@ -55,6 +56,8 @@ def test_a_search_loads_hashlib_and_json_only_for_json(indexed: tuple[Path, obje
     imported, out = _imported(["search", "rebase"], repo)
     assert "hippo_git.index.search" in imported and out.startswith("abc111#")
     assert not {"hashlib", "_hashlib", "json.decoder", "ipaddress"} & imported
+    if not available():  # without the [semantic] extra, nothing of the embedding store or fusion loads
+        assert not {"hippo_git.index.embed_store", "hippo_git.index.fusion"} & imported
     imported, out = _imported(["search", "rebase", "--json"], repo)
     assert "json.encoder" in imported and "_hashlib" not in imported
     assert json.loads(out)[0]["session_id"] == "abc111"

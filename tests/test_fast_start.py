@@ -5,6 +5,7 @@ the same either way; `--version` without click."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,32 @@ def test_version_answers_without_click(tmp_path: Path) -> None:
     imported, out = _imported(["--version"], tmp_path)
     assert out == f"git hippo {__version__}\n"
     assert "hippo_git.cli.manpage" in imported and "click" not in imported
+
+
+NO_VECTORS = """
+import sys
+from pathlib import Path
+from hippo_git.index.embed_store import open_store
+from hippo_git.index.fusion import load_vectors
+store = Path(sys.argv[1])
+print(load_vectors(store, "all-MiniLM-L6-v2"))
+open_store(store).close()
+print(load_vectors(store, "all-MiniLM-L6-v2"))
+"""
+
+
+def test_no_vectors_no_numpy(tmp_path: Path) -> None:
+    """With the [semantic] extra installed but nothing embedded, a search stays as light as without
+    it: numpy (0.1 s to import) loads only when there are vectors. A numpy that fails on import
+    stands in for the real one, which this environment may not have."""
+    fake = tmp_path / "site" / "numpy"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('numpy was imported')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(REPO_ROOT)])}
+    proc = subprocess.run(
+        [sys.executable, "-c", NO_VECTORS, str(tmp_path / "embeddings.sqlite")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert (proc.returncode, proc.stdout) == (0, "None\nNone\n"), proc.stderr

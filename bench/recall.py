@@ -399,6 +399,9 @@ def cold(
         "git hippo --version": ([*exe, "--version"], env),
         "git hippo search": ([*exe, "search", "--all", query], small_env),
     }
+    repo = _workspace(small.parent / "repo", exe, small_env)
+    runs["git hippo search, in a repository"] = ([*exe, "search", query], small_env)
+    runs["git hippo context, in a repository"] = ([*exe, "context", "--task", query], small_env)
     if (bindir / "git-hippo-py").is_file():
         runs["git-hippo-py search (pip's script, site)"] = (
             [str(bindir / "git-hippo-py"), "search", "--all", query],
@@ -421,7 +424,8 @@ def cold(
         for name, (argv, run_env) in runs.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            subprocess.run(argv, env=run_env, capture_output=True, check=True, cwd=small.parent)
+            cwd = repo if "repository" in name else small.parent
+            subprocess.run(argv, env=run_env, capture_output=True, check=True, cwd=cwd)
             elapsed = (time.perf_counter() - start) * 1000
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             if round_:
@@ -429,6 +433,16 @@ def cold(
                 used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
                 cpu[name].append(used * 1000)
     return {name: {"best_ms": min(wall[name]), "cpu_p50_ms": statistics.median(cpu[name])} for name in runs}
+
+
+def _workspace(repo: Path, exe: list[str], env: dict[str, str]) -> Path:
+    """A repository set up with `git hippo init` (its notes and config), for the in-repository runs."""
+    repo.mkdir()
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], cwd=repo, check=True)
+    subprocess.run([*exe, "init", "--no-hooks"], cwd=repo, env=env, capture_output=True, check=True)
+    return repo
 
 
 def neighbour_column_size(turns: list[Turn]) -> dict[str, int]:

@@ -1,10 +1,16 @@
 """`python -m hippo_git` and the `git-hippo` command: what runs on every commit and every agent
-session is answered before click and the command group are even imported."""
+session is answered before click and the command group are even imported.
+
+`git-hippo` (bin/git-hippo) and the git hooks start python without `site`; what is answered
+here needs only the standard library, and `site` is turned on before anything else runs."""
 
 import sys
 
 
 def main() -> None:
+    from hippo_git.cli.deferred import defer
+
+    defer()
     try:
         code = _fast(sys.argv[1:])
     except KeyboardInterrupt:  # as the full command says it: a person stopped it, not a failure
@@ -13,6 +19,9 @@ def main() -> None:
     if code is not None:
         sys.stdout.flush()
         sys.exit(code)
+    from hippo_git.cli.git_hook_entry import with_site
+
+    with_site()  # the full command runs on click and the rest of site-packages
     from hippo_git.cli.main import main as full_main
 
     full_main()
@@ -32,12 +41,18 @@ def _fast(args: list[str]) -> int | None:
             from hippo_git.cli.fast_entry import run_agent_hook
 
             code = run_agent_hook(args[1])
-        if code is None:
-            with_site()  # the full command runs on click, from site-packages
     elif args[:1] == ["context"]:
         from hippo_git.cli.fast_entry import run_context
 
         code = run_context(args[1:])
+    elif args in (["--version"], ["-V"]):
+        # What click's version option prints; the man page is linked as for any other command.
+        from hippo_git import __version__
+        from hippo_git.cli.manpage import ensure_man_page
+
+        ensure_man_page()
+        sys.stdout.write(f"git hippo {__version__}\n")
+        code = 0
     elif args[:1] == ["search"]:
         # A cold search pays for the index alone, not for click and the command group.
         from hippo_git.cli.search_fast import run_fast

@@ -12,11 +12,14 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hippo_git.errors import HippoError
 from hippo_git.index.embed_model import INSTALL_HINT, available, load_encoder
-from hippo_git.index.embed_store import EmbedSummary, Progress, embed_pending, open_store, store_path
-from hippo_git.index.fusion import Reranker, load_vectors, reranker
+
+if TYPE_CHECKING:  # the store and the fusion load only when embeddings are used: not on a lexical search
+    from hippo_git.index.embed_store import EmbedSummary, Progress
+    from hippo_git.index.fusion import Reranker
 
 __all__ = ["OFF", "Ranking", "embed_index", "ranking_for", "refresh_after_ingest"]
 
@@ -30,6 +33,8 @@ def embed_index(index_path: Path, home: Path, model: str, progress: Progress | N
             'semantic.model is "off"',
             hint="set it to a model, e.g. `git hippo config set semantic.model all-MiniLM-L6-v2`",
         )
+    from hippo_git.index.embed_store import embed_pending, open_store, store_path
+
     if not available():
         raise HippoError("`git hippo embed` needs the [semantic] extra", hint=INSTALL_HINT)
     from hippo_git.index.db import connect
@@ -53,6 +58,8 @@ def refresh_after_ingest(
     index_path: Path, home: Path, model: str, progress: Progress | None = None
 ) -> EmbedSummary | None:
     """After an ingest: embed the new turns when the user opted in (the store exists)."""
+    from hippo_git.index.embed_store import store_path
+
     if model == OFF or not available() or not store_path(index_path).exists():
         return None
     return embed_index(index_path, home, model, progress)
@@ -74,6 +81,9 @@ def ranking_for(conn: sqlite3.Connection, index_path: Path, home: Path, model: s
         return Ranking("lexical", 'lexical only: semantic.model is "off"')
     if not available():
         return Ranking("lexical", f"lexical only: no embeddings ({INSTALL_HINT}, then `git hippo embed`)")
+    from hippo_git.index.embed_store import store_path
+    from hippo_git.index.fusion import load_vectors, reranker
+
     vectors = load_vectors(store_path(index_path), model)
     if vectors is None:
         return Ranking("lexical", f"lexical only: no embeddings for {model} yet (run `git hippo embed`)")

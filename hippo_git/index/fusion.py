@@ -84,8 +84,6 @@ _CACHE: dict[tuple[str, str], tuple[tuple[int, int], Vectors]] = {}
 
 def load_vectors(path: Path, model: str) -> Vectors | None:
     """The store's vectors for `model`, or None when it has none (no file, nothing embedded)."""
-    import numpy as np
-
     if not path.exists():
         return None
     wal = path.with_name(path.name + "-wal")
@@ -108,6 +106,8 @@ def load_vectors(path: Path, model: str) -> Vectors | None:
         return None  # not migrated yet, or unreadable: search stays lexical
     if not rows:
         return None
+    import numpy as np  # here: a lexical search with the extra installed but nothing embedded skips it
+
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), -1)
     vectors = Vectors(ids, matrix.astype(np.float32))

@@ -105,6 +105,8 @@ STOPWORDS = frozenset(
 
 @dataclass(frozen=True)
 class Terms:
+    """A query's words as the index holds them."""
+
     words: tuple[str, ...]  # index words, lowercased, in query order, each once
 
     def expression(self) -> str:

@@ -51,6 +51,8 @@ RERANK_DEPTH = 50  # lexical candidates a reranker sees (rank_turns returns twic
 
 @dataclass(frozen=True)
 class Hit:
+    """One matching turn, with its session's details and a snippet."""
+
     session_id: str
     seq: int
     kind: str

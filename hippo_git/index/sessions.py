@@ -19,6 +19,8 @@ DEFAULT_LIMIT = 50
 
 @dataclass(frozen=True)
 class SessionRow:
+    """One session of the index, as `sessions` lists it."""
+
     id: str
     harness: str
     cwd: str | None
@@ -36,6 +38,8 @@ class SessionRow:
 
 @dataclass(frozen=True)
 class TurnRow:
+    """One turn of a session, as `show` prints it."""
+
     session_id: str
     seq: int
     kind: str

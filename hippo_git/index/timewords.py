@@ -83,6 +83,8 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
 
 @dataclass(frozen=True)
 class TimeSpan:
+    """The time a query names ("last week", "in May 2023"), as ISO bounds."""
+
     start: str  # ISO, inclusive
     end: str  # ISO, exclusive
     words: str  # the words of the query that named it

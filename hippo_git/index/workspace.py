@@ -12,6 +12,8 @@ from hippo_git.config import Config
 
 @dataclass(frozen=True)
 class Workspace:
+    """A repository's folders, which decide which sessions are its own."""
+
     root: Path
     worktrees: tuple[Path, ...]  # the repository's working trees, `root` first
     notes_dir: str  # relative to a worktree root, without slashes at either end

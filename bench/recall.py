@@ -385,12 +385,11 @@ def cold(
     """Cold subprocesses, interleaved round by round so load hits all alike: best wall time and
     median CPU time (user + system, what an idle machine would take) of each. Bytecode caches
     are written (a user's install has them) and one warm-up round fills them and the page cache.
-    `git hippo` is the venv's `git-hippo` launcher (python without `site`), as a user runs it;
-    pip's own script for the same entry point (`git-hippo-py`, with `site`) is shown beside it."""
+    `git hippo` is the venv's `git-hippo` script, as a user runs it."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     bindir = Path(sys.executable).parent
-    launcher = bindir / "git-hippo"
-    exe = [str(launcher)] if launcher.is_file() else [sys.executable, "-m", "hippo_git"]
+    script = bindir / "git-hippo"
+    exe = [str(script)] if script.is_file() else [sys.executable, "-m", "hippo_git"]
     query = "adoption agencies support group"
     small_env = {**env, "HIPPO_HOME": str(small.parent)}
     runs: dict[str, tuple[list[str], dict[str, str]]] = {
@@ -402,11 +401,6 @@ def cold(
     repo = _workspace(small.parent / "repo", exe, small_env)
     runs["git hippo search, in a repository"] = ([*exe, "search", query], small_env)
     runs["git hippo context, in a repository"] = ([*exe, "context", "--task", query], small_env)
-    if (bindir / "git-hippo-py").is_file():
-        runs["git-hippo-py search (pip's script, site)"] = (
-            [str(bindir / "git-hippo-py"), "search", "--all", query],
-            small_env,
-        )
     if big is not None:
         runs[f"git hippo search, {_count(big):,} turns"] = (
             [*exe, "search", "--all", query],

@@ -1,8 +1,5 @@
 """`python -m hippo_git` and the `git-hippo` command: what runs on every commit and every agent
-session is answered before click and the command group are even imported.
-
-`git-hippo` (bin/git-hippo) and the git hooks start python without `site`; what is answered
-here needs only the standard library, and `site` is turned on before anything else runs."""
+session is answered before click and the command group are even imported."""
 
 import sys
 
@@ -19,9 +16,6 @@ def main() -> None:
     if code is not None:
         sys.stdout.flush()
         sys.exit(code)
-    from hippo_git.cli.git_hook_entry import with_site
-
-    with_site()  # the full command runs on click and the rest of site-packages
     from hippo_git.cli.main import main as full_main
 
     full_main()
@@ -41,6 +35,8 @@ def _fast(args: list[str]) -> int | None:
             from hippo_git.cli.fast_entry import run_agent_hook
 
             code = run_agent_hook(args[1])
+        if code is None:
+            with_site()  # the full command runs on click, from site-packages
     elif args[:1] == ["context"]:
         from hippo_git.cli.fast_entry import run_context
 

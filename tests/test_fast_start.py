@@ -39,7 +39,7 @@ def test_a_deferred_module_loads_when_first_used() -> None:
 
 
 def _imported(args: list[str], cwd: Path) -> tuple[set[str], str]:
-    """What `git-hippo ARGS` imports, started as bin/git-hippo starts it (without `site`)."""
+    """What `git-hippo ARGS` imports, started without `site`, as the git-hook shims start it."""
     start = f"import sys; sys.path[:0] = [{str(REPO_ROOT)!r}]; from hippo_git.__main__ import main; main()"
     proc = subprocess.run(
         [sys.executable, "-S", "-X", "importtime", "-c", start, *args],

@@ -78,8 +78,8 @@ def test_a_commit_through_the_installed_shim(ws: Path) -> None:
 
 
 def test_worktree_top_and_pending_paths(ws: Path) -> None:
-    assert worktree_top(ws) == ws
-    assert worktree_top(ws / "notes") == ws  # asks git from below the top
+    assert worktree_top(ws) == str(ws)  # a string: the commit path does without pathlib
+    assert worktree_top(ws / "notes") == str(ws)  # asks git from below the top
     assert PendingPaths(ws, "notes").result() == ["notes/build.md", "notes/index.md"]
     with pytest.raises(Exception, match="ls-files"):
         PendingPaths(ws / "notes", "../../elsewhere").result()

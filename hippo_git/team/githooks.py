@@ -4,15 +4,18 @@ pre-commit looks only at what is staged: it blocks per-person files under `.hipp
 contain a secret (named by note and line, the secret never printed) and notes whose front matter
 does not parse; it warns on broken `[[links]]`. post-merge never blocks: it re-reads the notes
 that changed and lists the dream changes that arrived, warning when a receipt is missing here.
+
+Every commit waits for pre-commit, so its path imports neither `pathlib`, `subprocess` nor
+`dataclasses` (paths are strings; git runs through `git.spawn`; only notes_dir is read from the
+config), and the redactor only for a note that could hold a secret (`redact_pregate`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import TYPE_CHECKING
 
-from hippo_git.config import load_config
-from hippo_git.git.repo import discover
+from hippo_git.config_files import workspace_notes_dir
 from hippo_git.git.staged import (
     PendingPaths,
     index_paths,
@@ -25,6 +28,8 @@ from hippo_git.git.staged import (
 if TYPE_CHECKING:
     from hippo_git.notes.parse import Link, Note
 
+StrPath = str | os.PathLike[str]
+
 # Per-person paths under .hippo/ (DESIGN §1): ignored by git (init's .hippo/.gitignore), blocked
 # here, checked by doctor. Kept in this light module: the pre-commit hook must not load pydantic.
 PER_PERSON = ("sessions/", "reports/", "inbox/", "dream-state.json", "model-runs/")
@@ -35,13 +40,12 @@ def per_person(paths: list[str]) -> list[str]:
     return [p for p in paths if p.startswith(".hippo/") and p.removeprefix(".hippo/").startswith(PER_PERSON)]
 
 
-def check_staged(root: Path) -> tuple[list[str], list[str]]:
+def check_staged(root: StrPath) -> tuple[list[str], list[str]]:
     """(errors, warnings) for the staged changes of the repository at `root`."""
     from hippo_git.notes.parse import parse_note_text
-    from hippo_git.transcripts.redact import find_secrets
+    from hippo_git.transcripts.redact_pregate import may_hold_secret
 
-    cfg = load_config(root)
-    notes_dir = cfg.notes_dir.strip("/")
+    notes_dir = workspace_notes_dir(root).strip("/")
     staged = staged_changes(root)
     errors: list[str] = []
     private = per_person(staged)
@@ -54,7 +58,7 @@ def check_staged(root: Path) -> tuple[list[str], list[str]]:
     notes = []
     for path, blob in staged_blobs(root, note_paths).items():
         text = blob.decode("utf-8", errors="replace")
-        for line, kind in find_secrets(text):
+        for line, kind in _secrets(text) if may_hold_secret(text) else ():
             errors.append(f"hippo: {path}:{line}: looks like a secret ({kind}); remove it from the note")
         note = parse_note_text(text, path, notes_dir)
         if note.front_error:
@@ -67,8 +71,14 @@ def check_staged(root: Path) -> tuple[list[str], list[str]]:
     return errors, warnings
 
 
+def _secrets(text: str) -> list[tuple[int, str]]:
+    from hippo_git.transcripts.redact import find_secrets  # its tables take longer to load than a check
+
+    return find_secrets(text)
+
+
 def link_problems(
-    root: Path, notes: list[Note], notes_dir: str, known: PendingPaths | None = None
+    root: StrPath, notes: list[Note], notes_dir: str, known: PendingPaths | None = None
 ) -> list[tuple[Note, Link, str]]:
     """(note, link, "broken" | "ambiguous") for each link of the staged `notes` that does not resolve
     in the tree being committed.
@@ -77,7 +87,7 @@ def link_problems(
     link that finds nothing by path or name may still name an unchanged note by its title: only
     then are the notes whose title line could match found with one `git grep` and read from the index.
     """
-    from hippo_git.notes.graph import Resolver
+    from hippo_git.notes.resolve import Resolver  # (not through notes.graph: it loads dataclasses)
 
     indexed = known.result() if known is not None else None  # always reaped, even when unused
     if not notes:
@@ -116,7 +126,7 @@ def _targets(notes: list[Note]) -> set[str]:
     return {link.target for note in notes for link in note.links}
 
 
-def _titled_notes(root: Path, targets: list[str], notes_dir: str, staged: set[str]) -> list[Note]:
+def _titled_notes(root: StrPath, targets: list[str], notes_dir: str, staged: set[str]) -> list[Note]:
     """The unchanged notes (as staged) whose title line reads as one of `targets`, parsed.
 
     Lines are matched as the resolver compares (case, spaces, `-` and `_` alike); the notes found
@@ -137,18 +147,21 @@ def _titled_notes(root: Path, targets: list[str], notes_dir: str, staged: set[st
     ]
 
 
-def pre_commit(cwd: Path, argv: list[str]) -> tuple[int, str, str]:
+def pre_commit(cwd: StrPath, argv: list[str]) -> tuple[int, str, str]:
     errors, warnings = check_staged(worktree_top(cwd))
     lines = warnings + errors + ([ESCAPE] if errors else [])
     return (1 if errors else 0), "", "".join(line + "\n" for line in lines)
 
 
-def post_merge(cwd: Path, argv: list[str]) -> tuple[int, str, str]:
+def post_merge(cwd: StrPath, argv: list[str]) -> tuple[int, str, str]:
     """Never blocks and never fails the merge: every problem becomes a warning line."""
     try:
+        from pathlib import Path
+
+        from hippo_git.git.repo import discover
         from hippo_git.team.arrivals import report_arrivals
 
-        lines = report_arrivals(discover(cwd).workdir)
+        lines = report_arrivals(discover(Path(cwd)).workdir)
     except Exception as exc:  # the merge has happened; a hook error must not look like a failure
         lines = [f"hippo: post-merge check skipped: {exc}"]
     return 0, "", "".join(line + "\n" for line in lines)

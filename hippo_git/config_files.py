@@ -53,12 +53,14 @@ def read_toml(path: StrPath, where: str) -> dict[str, Any]:
 
 def parse_toml_text(path: StrPath, text: str, where: str) -> dict[str, Any]:
     """Parse and validate the text of one config file (`path` names it in errors); flat dotted keys."""
-    import tomllib  # here, not at the top: a search outside a configured repository never parses TOML
+    table = simple_toml(text)
+    if table is None:
+        import tomllib  # only for what `simple_toml` leaves to it: its import costs each commit ~4 ms
 
-    try:
-        table = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax at that line") from None
+        try:
+            table = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax at that line") from None
     flat = _flatten(table)
     for name, value in flat.items():
         line = _line_of(text, name)
@@ -72,6 +74,52 @@ def parse_toml_text(path: StrPath, text: str, where: str) -> dict[str, Any]:
             raise ConfigError(f"{path}:{line}: unknown key {name!r}", hint=hint)
         flat[name] = _check_type(path, line, key, value)
     return flat
+
+
+# The TOML a hippo.toml is made of (what `workspace_template` writes, and edits like it), read here
+# without `tomllib`: one line a table header, a comment or `key = value`, where a value is a string
+# without escapes, a decimal integer, a one-line list of such strings or `{}`.
+_STR = r"(?:\"[^\"\\\x00-\x08\x0a-\x1f\x7f]*\"|'[^'\x00-\x08\x0a-\x1f\x7f]*')"
+_LINE = re.compile(
+    r"[ \t]*(?:\[[ \t]*(?P<table>[A-Za-z0-9_-]+)[ \t]*\]"
+    r"|(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*(?P<value>"
+    rf"{_STR}|[+-]?(?:0|[1-9][0-9]{{0,17}})|\{{[ \t]*\}}"
+    rf"|\[[ \t]*(?:{_STR}[ \t]*(?:,[ \t]*{_STR}[ \t]*)*(?:,[ \t]*)?)?\]))?"
+    r"[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?"
+)
+_ITEM = re.compile(_STR)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # (CR too: CRLF files go to tomllib)
+
+
+def simple_toml(text: str) -> dict[str, Any] | None:
+    """`tomllib.loads(text)` for the plain TOML described above; None for anything else (then
+    `tomllib` decides, errors included). A repeated key or table is left to it as well."""
+    if _CONTROL.search(text):
+        return None
+    top: dict[str, Any] = {}
+    table = top
+    for line in text.split("\n"):
+        m = _LINE.fullmatch(line)
+        if m is None:
+            return None
+        name, key, value = m.group("table", "key", "value")
+        if name is not None:
+            if name in top:
+                return None
+            table = top[name] = {}
+        elif key is not None:
+            if key in table:
+                return None
+            table[key] = _simple_value(value)
+    return top
+
+
+def _simple_value(value: str) -> Any:
+    if value[0] in "\"'":
+        return value[1:-1]
+    if value[0] == "[":
+        return [item[1:-1] for item in _ITEM.findall(value)]
+    return {} if value[0] == "{" else int(value)
 
 
 def _check_type(path: StrPath, line: int, key: Key, value: Any) -> Any:

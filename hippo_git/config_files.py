@@ -63,16 +63,16 @@ def parse_toml_text(path: StrPath, text: str, where: str) -> dict[str, Any]:
             raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax at that line") from None
     flat = _flatten(table)
     for name, value in flat.items():
-        line = _line_of(text, name)
         key = BY_NAME.get(name)
         if key is None or where not in key.where:
+            line = _line_of(text, name)
             valid = [k.name for k in SCHEMA if where in k.where]
             import difflib  # only for a misspelt key: the git hooks load config on every commit
 
             close = difflib.get_close_matches(name, valid, n=1)
             hint = f"did you mean {close[0]!r}?" if close else "valid keys: " + ", ".join(valid)
             raise ConfigError(f"{path}:{line}: unknown key {name!r}", hint=hint)
-        flat[name] = _check_type(path, line, key, value)
+        flat[name] = _check_type(path, text, key, value)
     return flat
 
 
@@ -122,7 +122,9 @@ def _simple_value(value: str) -> Any:
     return {} if value[0] == "{" else int(value)
 
 
-def _check_type(path: StrPath, line: int, key: Key, value: Any) -> Any:
+def _check_type(path: StrPath, text: str, key: Key, value: Any) -> Any:
+    """`value` when it fits `key`; otherwise `ConfigError` naming its line in `text` (found only then:
+    each look compiles a regex)."""
     ok = isinstance(value, key.kind) and not (key.kind is int and isinstance(value, bool))
     if ok and key.kind is list:
         ok = all(isinstance(v, str) for v in value)
@@ -145,7 +147,9 @@ def _check_type(path: StrPath, line: int, key: Key, value: Any) -> Any:
             expected = '"fast-forward" or "pull-request"'
         if key.name == "ingest.workers":
             expected = '"auto" or a whole number (0 = none)'
-        raise ConfigError(f"{path}:{line}: key {key.name!r} must be {expected}, not {value!r}")
+        raise ConfigError(
+            f"{path}:{_line_of(text, key.name)}: key {key.name!r} must be {expected}, not {value!r}"
+        )
     return value
 
 

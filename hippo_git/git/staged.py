@@ -67,10 +67,14 @@ class PendingPaths:
         self._proc = Git(root, self._args)
 
     def result(self) -> list[str]:
+        return _lines(self.output())
+
+    def output(self) -> bytes:
+        """The listing as git wrote it (NUL-separated), for a caller that looks through it whole."""
         code, out, err = self._proc.communicate()
         if code != 0:
             raise GitError(failure(self._args, code, err))
-        return _lines(out)
+        return out
 
 
 def staged_blobs(root: StrPath, paths: list[str]) -> dict[str, bytes]:

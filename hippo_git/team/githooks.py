@@ -13,6 +13,7 @@ config), and the redactor only for a note that could hold a secret (`redact_preg
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 
 from hippo_git.config_files import workspace_notes_dir
@@ -89,17 +90,16 @@ def link_problems(
     """
     from hippo_git.notes.resolve import Resolver  # (not through notes.graph: it loads dataclasses)
 
-    indexed = known.result() if known is not None else None  # always reaped, even when unused
+    listing = known.output() if known is not None else None  # always reaped, even when unused
     if not notes:
         return []
     # Only a note whose file name reads like a target's last part can be found by path or name: the
     # resolver is built from those (a fraction of 5,000 paths), which gives the same answers.
     wanted = {_squash(t.strip().lstrip("/").removesuffix(".md").rsplit("/", 1)[-1]) for t in _targets(notes)}
-    candidates = [
-        p
-        for p in (indexed if indexed is not None else index_paths(root, notes_dir))
-        if p.endswith(".md") and _squash(p.rsplit("/", 1)[-1].removesuffix(".md")) in wanted
-    ]
+    if listing is not None:
+        candidates = named_like(listing, wanted)
+    else:
+        candidates = named_like_each(index_paths(root, notes_dir), wanted)
     resolver = Resolver([*notes, *candidates], notes_dir)
     found = [(note, link, resolver.resolve(link.target).status) for note in notes for link in note.links]
     missing = sorted({link.target for _, link, status in found if status == "broken"})
@@ -120,6 +120,41 @@ _SEPARATORS = str.maketrans({"-": " ", "_": " "})
 def _squash(text: str) -> str:
     """`notes.resolve.normalise` without spaces: equal normalised names have equal squashed names."""
     return "".join(text.lower().translate(_SEPARATORS).split())
+
+
+def named_like_each(paths: list[str], wanted: set[str]) -> list[str]:
+    """The `.md` paths whose file name (less `.md`) squashes to one of `wanted`."""
+    return [
+        p for p in paths if p.endswith(".md") and _squash(p.rsplit("/", 1)[-1].removesuffix(".md")) in wanted
+    ]
+
+
+# The ASCII characters `_squash` drops: the separators, and what `str.split()` takes for blanks.
+_DROPPED = b"-_ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+
+
+def named_like(listing: bytes, wanted: set[str]) -> list[str]:
+    """`named_like_each` on the paths of a `git ls-files -z` listing, looked for in the listing
+    whole: squashed at once (lowercased, `_DROPPED` deleted; NULs and slashes stay, so the n-th
+    path is still the n-th), then one regex finds the wanted names. Per path in Python, a
+    5,000-note repository cost each commit several ms. A listing that is not ASCII goes path by path."""
+    if not listing.isascii():
+        return named_like_each([os.fsdecode(p) for p in listing.split(b"\0") if p], wanted)
+    names = sorted(w.encode("ascii") for w in wanted if w.isascii())  # (an ASCII name squashes to ASCII)
+    if not names:
+        return []
+    squashed = listing.lower().translate(None, _DROPPED)
+    # a wanted name that is a whole file name: after a NUL or a slash (or first), before `.md` and a NUL
+    rx = re.compile(rb"(?<![^\0/])(?:" + b"|".join(re.escape(n) for n in names) + rb")\.md(?![^\0])")
+    paths = listing.split(b"\0")
+    found: list[str] = []
+    index = last = 0
+    for m in rx.finditer(squashed):
+        index += squashed.count(b"\0", last, m.start())
+        last = m.start()
+        if paths[index].endswith(b".md"):  # (`x.m-d` squashes to `x.md`)
+            found.append(paths[index].decode("ascii"))
+    return found
 
 
 def _targets(notes: list[Note]) -> set[str]:

@@ -11,7 +11,9 @@ import os
 
 from hippo_git.git.spawn import Git
 
-STAGED = ("diff", "--cached", "--name-only", "--diff-filter=ACMR", "-z")
+# What is staged, with each path's staged blob id (read without cat-file when the object is loose:
+# `staged.staged_blobs`). Without renames, a renamed file is listed as its new path, added.
+STAGED = ("diff", "--cached", "--raw", "--no-abbrev", "--no-renames", "-z", "--diff-filter=ACMR")
 
 _started: dict[tuple[str, ...], Git] = {}
 

@@ -49,9 +49,21 @@ def worktree_top(cwd: StrPath) -> str:
 
 def staged_changes(root: StrPath) -> list[str]:
     """Paths added, copied, modified or renamed in the index against HEAD (or all, before a first
-    commit); read from the git started ahead (`early.start`) when there is one."""
+    commit)."""
+    return list(staged_entries(root))
+
+
+def staged_entries(root: StrPath) -> dict[str, str]:
+    """Each path `staged_changes` lists → the id of its staged blob; read from the git started
+    ahead (`early.start`) when there is one."""
     early = take(root, STAGED)
-    return _lines(early if early is not None else _git(root, STAGED))
+    fields = (early if early is not None else _git(root, STAGED)).split(b"\0")
+    # `:old-mode new-mode old-id new-id status`, then the path (one a record: no renames)
+    return {
+        os.fsdecode(path): meta.split()[3].decode("ascii")
+        for meta, path in zip(fields[0::2], fields[1::2], strict=False)
+        if meta.startswith(b":")
+    }
 
 
 def index_paths(root: StrPath, under: str) -> list[str]:
@@ -77,10 +89,49 @@ class PendingPaths:
         return out
 
 
-def staged_blobs(root: StrPath, paths: list[str]) -> dict[str, bytes]:
-    """The staged content of each path, through one `git cat-file --batch`."""
-    if not paths:
-        return {}
+def staged_blobs(root: StrPath, paths: list[str], ids: dict[str, str] | None = None) -> dict[str, bytes]:
+    """The staged content of each path: read from the object store when `ids` (`staged_entries`)
+    names its blob and `git add` left it loose, as it does for new content; the rest through one
+    `git cat-file --batch`. A commit of one note then starts no git process for it."""
+    found: dict[str, bytes] = {}
+    objects = _objects_dir(root) if ids else None
+    if objects is not None and ids is not None:
+        for path in paths:
+            blob = _loose_blob(objects, ids[path]) if path in ids else None
+            if blob is not None:
+                found[path] = blob
+    rest = [p for p in paths if p not in found]
+    if rest:
+        found.update(_cat_file(root, rest))
+    return {p: found[p] for p in paths if p in found}
+
+
+def _objects_dir(root: StrPath) -> str | None:
+    """The object folder of the repository whose work tree is `root`, when it is the plain
+    `.git/objects`; None when git would look elsewhere (a linked worktree, GIT_DIR and the like)."""
+    if any(os.environ.get(name) for name in ("GIT_DIR", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")):
+        return None
+    git_dir = os.path.join(root, ".git")
+    if not os.path.isdir(git_dir) or os.path.exists(os.path.join(git_dir, "commondir")):
+        return None
+    return os.path.join(git_dir, "objects")
+
+
+def _loose_blob(objects: str, oid: str) -> bytes | None:
+    """The content of blob `oid` stored loose under `objects`; None when it is not (packed, or
+    not a blob): git's own cat-file then reads it."""
+    import zlib
+
+    try:
+        with open(os.path.join(objects, oid[:2], oid[2:]), "rb") as handle:
+            data = zlib.decompress(handle.read())
+    except (OSError, ValueError, zlib.error):
+        return None
+    head, _, body = data.partition(b"\0")
+    return body if head == b"blob %d" % len(body) else None
+
+
+def _cat_file(root: StrPath, paths: list[str]) -> dict[str, bytes]:
     request = "".join(f":0:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
     data = _git(root, ("cat-file", "--batch"), request)
     out: dict[str, bytes] = {}

@@ -21,7 +21,7 @@ from hippo_git.git.staged import (
     PendingPaths,
     index_paths,
     staged_blobs,
-    staged_changes,
+    staged_entries,
     title_lines,
     worktree_top,
 )
@@ -47,7 +47,8 @@ def check_staged(root: StrPath) -> tuple[list[str], list[str]]:
     from hippo_git.transcripts.redact_pregate import may_hold_secret
 
     notes_dir = workspace_notes_dir(root).strip("/")
-    staged = staged_changes(root)
+    ids = staged_entries(root)
+    staged = list(ids)
     errors: list[str] = []
     private = per_person(staged)
     if private:
@@ -57,7 +58,7 @@ def check_staged(root: StrPath) -> tuple[list[str], list[str]]:
     # git lists the notes being committed while the staged ones are read and checked here
     known = PendingPaths(root, notes_dir) if note_paths else None
     notes = []
-    for path, blob in staged_blobs(root, note_paths).items():
+    for path, blob in staged_blobs(root, note_paths, ids).items():
         text = blob.decode("utf-8", errors="replace")
         for line, kind in _secrets(text) if may_hold_secret(text) else ():
             errors.append(f"hippo: {path}:{line}: looks like a secret ({kind}); remove it from the note")

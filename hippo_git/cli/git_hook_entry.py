@@ -8,7 +8,6 @@ unexpected error falls back to the full command, which logs it (the checks only 
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -51,7 +50,10 @@ def run_git_hook(name: str, argv: list[str]) -> int | None:
         early.start(cwd, early.STAGED)  # git lists what is staged while the check is imported
     module, _, attr = GIT_HOOKS[name].partition(":")
     try:
-        fn: Callable[[str, list[str]], tuple[int, str, str]] = getattr(importlib.import_module(module), attr)
+        # (`__import__`, not importlib.import_module: `importlib` loads `warnings` on every commit)
+        fn: Callable[[str, list[str]], tuple[int, str, str]] = getattr(
+            __import__(module, fromlist=[attr]), attr
+        )
         code, out, err = fn(cwd, argv)
     except HippoError as exc:
         sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))

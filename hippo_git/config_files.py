@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 from hippo_git.config_schema import BY_NAME, SCHEMA, Key
 from hippo_git.errors import ConfigError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
+if TYPE_CHECKING:
+    from typing import Any  # (annotations only: `typing` would cost every commit a few ms)
 
 StrPath = str | os.PathLike[str]
 WORKSPACE_PARTS = (".hippo", "hippo.toml")  # under the repository root

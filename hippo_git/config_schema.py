@@ -6,7 +6,9 @@ Standard library only and no `dataclasses`: the pre-commit hook validates hippo.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
+if TYPE_CHECKING:
+    from typing import Any  # (annotations only: `typing` would cost every commit a few ms)
 
 
 class Key:

@@ -143,8 +143,17 @@ def _shim(ws: Path) -> subprocess.CompletedProcess[str]:
 
 # Each costs milliseconds of every commit, and the check does without them: paths are strings,
 # git runs through `git.spawn`, config is read by `config_files` alone (init's hippo.toml without
-# tomllib: `simple_toml`), the resolver without `graph`.
-NOT_ON_THE_COMMIT_PATH = ("dataclasses", "pathlib", "subprocess", "inspect", "signal", "difflib", "tomllib")
+# tomllib: `simple_toml`), the resolver without `graph`, the records without `typing`.
+NOT_ON_THE_COMMIT_PATH = (
+    "dataclasses",
+    "pathlib",
+    "subprocess",
+    "inspect",
+    "signal",
+    "difflib",
+    "tomllib",
+    "typing",
+)
 
 
 def test_the_shim_loads_neither_the_redactor_for_a_plain_note_nor_what_the_check_does_without(

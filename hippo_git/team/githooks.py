@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
 
 from hippo_git.config_files import workspace_notes_dir
 from hippo_git.git.staged import (
@@ -26,8 +25,10 @@ from hippo_git.git.staged import (
     worktree_top,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
 if TYPE_CHECKING:
     from hippo_git.notes.parse import Link, Note
+
 
 StrPath = str | os.PathLike[str]
 

@@ -89,3 +89,30 @@ def test_a_commit_of_one_note_costs_the_check_two_git_processes(repo: Path, tmp_
     calls = [line.split(" core.pager=cat ", 1)[-1] for line in log.read_text().splitlines()]
     # what is staged (with blob ids), and the notes' paths; the staged note is read from its loose object
     assert [c.split()[0] for c in calls] == ["diff", "ls-files"], calls
+
+
+def test_a_commit_without_notes_costs_one_git_process_and_no_parser(repo: Path, tmp_path: Path) -> None:
+    init_workspace(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "set up")
+    (repo / "src.py").write_text("print('hi')\n")
+    (repo / ".hippo/sessions").mkdir(parents=True, exist_ok=True)
+    (repo / ".hippo/sessions/s1.json").write_text("{}")
+    git(repo, "add", "src.py")
+    git(repo, "add", "-f", ".hippo/sessions/s1.json")
+    env, log = _logging_git(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", str(ENTRY), "pre-commit"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1 and "hippo: .hippo/sessions/s1.json is a per-person file" in proc.stderr
+    assert [line.split(" core.pager=cat ", 1)[-1].split()[0] for line in log.read_text().splitlines()] == [
+        "diff"
+    ]
+    loaded = {
+        line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")
+    }
+    assert "hippo_git.team.githooks" in loaded and "hippo_git.notes.parse" not in loaded

@@ -44,9 +44,6 @@ def per_person(paths: list[str]) -> list[str]:
 
 def check_staged(root: StrPath) -> tuple[list[str], list[str]]:
     """(errors, warnings) for the staged changes of the repository at `root`."""
-    from hippo_git.notes.parse import parse_note_text
-    from hippo_git.transcripts.redact_pregate import may_hold_secret
-
     notes_dir = workspace_notes_dir(root).strip("/")
     ids = staged_entries(root)
     staged = list(ids)
@@ -56,8 +53,13 @@ def check_staged(root: StrPath) -> tuple[list[str], list[str]]:
         errors += [f"hippo: {p} is a per-person file and must not be committed" for p in private]
         errors.append("hippo: unstage with: git rm --cached " + " ".join(private))
     note_paths = [p for p in staged if p.startswith(notes_dir + "/") and p.endswith(".md")]
+    if not note_paths:  # most commits of a code repository: no parser, no second git process
+        return errors, []
+    from hippo_git.notes.parse import parse_note_text
+    from hippo_git.transcripts.redact_pregate import may_hold_secret
+
     # git lists the notes being committed while the staged ones are read and checked here
-    known = PendingPaths(root, notes_dir) if note_paths else None
+    known = PendingPaths(root, notes_dir)
     notes = []
     for path, blob in staged_blobs(root, note_paths, ids).items():
         text = blob.decode("utf-8", errors="replace")

@@ -25,7 +25,11 @@ def test_named_like_finds_what_named_like_each_finds() -> None:
             paths = [p for p in paths if p.isascii()]
         names = [p.rsplit("/", 1)[-1].removesuffix(".md") for p in paths]
         wanted = {_squash(n) for n in rng.sample(names, k=min(len(names), 3))} | {"deploy", "n00002", ""}
-        assert named_like(_listing(paths), wanted) == named_like_each(paths, wanted), (paths, wanted)
+        expected = named_like_each(paths, wanted)
+        listing = _listing(paths)
+        assert named_like(listing, wanted) == expected, (paths, wanted)  # each name found in the listing
+        assert named_like(listing, wanted, few=0) == expected, (paths, wanted)  # a set looked up per path
+        assert named_like(listing.removesuffix(b"\0"), wanted) == expected  # (no NUL after the last)
 
 
 def test_named_like_on_a_plain_listing() -> None:

@@ -13,7 +13,6 @@ config), and the redactor only for a note that could hold a secret (`redact_preg
 from __future__ import annotations
 
 import os
-import re
 
 from hippo_git.config_files import workspace_notes_dir
 from hippo_git.git.staged import (
@@ -137,28 +136,39 @@ def named_like_each(paths: list[str], wanted: set[str]) -> list[str]:
 _DROPPED = b"-_ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
-def named_like(listing: bytes, wanted: set[str]) -> list[str]:
+def named_like(listing: bytes, wanted: set[str], few: int = 24) -> list[str]:
     """`named_like_each` on the paths of a `git ls-files -z` listing, looked for in the listing
     whole: squashed at once (lowercased, `_DROPPED` deleted; NULs and slashes stay, so the n-th
-    path is still the n-th), then one regex finds the wanted names. Per path in Python, a
-    5,000-note repository cost each commit several ms. A listing that is not ASCII goes path by path."""
+    path is still the n-th), then each of `few` or fewer names found with `bytes.find` as a whole
+    file name, or more names looked up path by path in a set. Squashing 5,000 names in Python
+    cost each commit several ms. A listing that is not ASCII goes path by path."""
     if not listing.isascii():
         return named_like_each([os.fsdecode(p) for p in listing.split(b"\0") if p], wanted)
-    names = sorted(w.encode("ascii") for w in wanted if w.isascii())  # (an ASCII name squashes to ASCII)
-    if not names:
+    names = {w.encode("ascii") for w in wanted if w.isascii()}  # (an ASCII name squashes to ASCII)
+    if not names or not listing:
         return []
-    squashed = listing.lower().translate(None, _DROPPED)
-    # a wanted name that is a whole file name: after a NUL or a slash (or first), before `.md` and a NUL
-    rx = re.compile(rb"(?<![^\0/])(?:" + b"|".join(re.escape(n) for n in names) + rb")\.md(?![^\0])")
     paths = listing.split(b"\0")
-    found: list[str] = []
-    index = last = 0
-    for m in rx.finditer(squashed):
-        index += squashed.count(b"\0", last, m.start())
-        last = m.start()
-        if paths[index].endswith(b".md"):  # (`x.m-d` squashes to `x.md`)
-            found.append(paths[index].decode("ascii"))
-    return found
+    # a NUL before the first path and after the last: every file name then sits between a NUL or a
+    # slash and `.md` and a NUL
+    squashed = b"\0" + listing.lower().translate(None, _DROPPED) + (b"" if listing.endswith(b"\0") else b"\0")
+    if len(names) > few:
+        ends = (p.rsplit(b"/", 1)[-1] for p in squashed[1:].split(b"\0"))
+        index = [i for i, end in enumerate(ends) if end.endswith(b".md") and end[:-3] in names]
+    else:
+        starts = set()
+        for name in names:
+            for needle in (b"\0" + name + b".md\0", b"/" + name + b".md\0"):
+                at = squashed.find(needle)
+                while at != -1:
+                    starts.add(at + 1)
+                    at = squashed.find(needle, at + 1)
+        index, count, last = [], 0, 0
+        for start in sorted(starts):
+            count += squashed.count(b"\0", last, start)
+            last = start
+            index.append(count - 1)  # (the first NUL is the one put before the first path)
+    # (`x.m-d` squashes to `x.md`: the name as listed must end in `.md` too)
+    return [paths[i].decode("ascii") for i in index if paths[i].endswith(b".md")]
 
 
 def _targets(notes: list[Note]) -> set[str]:

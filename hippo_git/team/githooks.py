@@ -136,7 +136,7 @@ def named_like_each(paths: list[str], wanted: set[str]) -> list[str]:
 _DROPPED = b"-_ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
-def named_like(listing: bytes, wanted: set[str], few: int = 24) -> list[str]:
+def named_like(listing: bytes, wanted: set[str], few: int = 12) -> list[str]:
     """`named_like_each` on the paths of a `git ls-files -z` listing, looked for in the listing
     whole: squashed at once (lowercased, `_DROPPED` deleted; NULs and slashes stay, so the n-th
     path is still the n-th), then each of `few` or fewer names found with `bytes.find` as a whole

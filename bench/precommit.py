@@ -12,7 +12,8 @@ leaves those links out. Timed, each as a fresh process, median of `--runs` runs:
 - `python -m hippo_git hook pre-commit`: the check itself, as the installed hook runs it;
 - `git commit --no-verify` and `git commit` (through the installed hook), each undone with
   `git reset --soft HEAD~1` so every run commits the same 100 staged notes;
-- the same two commits with one staged note (the headline: what the hook adds, target ≤ 50 ms).
+- the same two commits with one staged note, run in turn (the headline: what the hook adds,
+  target ≤ 50 ms, in wall time and in CPU time).
 
 The one broken link planted among the staged notes must be reported by the check, or the script
 stops: a fast check that finds nothing would be no result. The environment drops
@@ -174,15 +175,19 @@ def main() -> None:
             ),
         ]
         stage_one(root, env)
+        # One run of each in turn, so a load that comes and goes weighs on both alike.
+        plain: list[float] = []
+        hooked: list[float] = []
+        plain_cpu = hooked_cpu = 0.0
+        for _ in range(args.runs):
+            plain += timed(["git", "commit", "-q", "--no-verify", "-m", "b"], root, env, 1, undo)
+            plain_cpu += CPU_MS["git commit -q --no-verify -m b"] / args.runs
+            hooked += timed(["git", "commit", "-q", "-m", "b"], root, env, 1, undo)
+            hooked_cpu += CPU_MS["git commit -q -m b"] / args.runs
+        CPU_MS["git commit -q --no-verify -m b"], CPU_MS["git commit -q -m b"] = plain_cpu, hooked_cpu
         rows += [
-            (
-                "one note: git commit --no-verify",
-                timed(["git", "commit", "-q", "--no-verify", "-m", "b"], root, env, args.runs, undo),
-            ),
-            (
-                "one note: git commit (through the hook)",
-                timed(["git", "commit", "-q", "-m", "b"], root, env, args.runs, undo),
-            ),
+            ("one note: git commit --no-verify", plain),
+            ("one note: git commit (through the hook)", hooked),
         ]
     med = {name: statistics.median(values) for name, values in rows}
     links = "each linking to an unchanged note by title" if args.title_links else "linking by name only"
@@ -201,7 +206,11 @@ def main() -> None:
     )
     added = med["one note: git commit (through the hook)"] - med["one note: git commit --no-verify"]
     added_cpu = CPU_MS["git commit -q -m b"] - CPU_MS["git commit -q --no-verify -m b"]
-    print(f"one staged note: the hook adds {added_cpu:.1f} ms of CPU time to git commit (mean)")
+    verdict = "met" if added_cpu <= ADDED_LIMIT_MS else "missed"
+    print(
+        f"one staged note: the hook adds {added_cpu:.1f} ms of CPU time to git commit (mean; "
+        f"target ≤ {ADDED_LIMIT_MS:.0f} ms: {verdict}; a busy machine inflates wall time more than CPU time)"
+    )
     verdict = "met" if added <= ADDED_LIMIT_MS else "missed"
     print(
         f"one staged note: the hook adds {added:.1f} ms to git commit (target ≤ {ADDED_LIMIT_MS:.0f} ms: {verdict})"

@@ -78,14 +78,16 @@ def test_a_commit_through_the_installed_shim(ws: Path) -> None:
 
 
 def test_worktree_top_and_pending_paths(ws: Path) -> None:
-    assert worktree_top(ws) == ws
-    assert worktree_top(ws / "notes") == ws  # asks git from below the top
+    assert worktree_top(ws) == str(ws)  # a string: the commit path does without pathlib
+    assert worktree_top(ws / "notes") == str(ws)  # asks git from below the top
     assert PendingPaths(ws, "notes").result() == ["notes/build.md", "notes/index.md"]
     with pytest.raises(Exception, match="ls-files"):
         PendingPaths(ws / "notes", "../../elsewhere").result()
 
 
-def test_staged_changes_read_from_the_git_started_ahead(ws: Path, tmp_path: Path) -> None:
+def test_staged_changes_read_from_the_git_started_ahead(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from hippo_git.errors import GitError
     from hippo_git.git import early
     from hippo_git.git.staged import staged_changes
@@ -93,11 +95,13 @@ def test_staged_changes_read_from_the_git_started_ahead(ws: Path, tmp_path: Path
     (ws / "notes/ops.md").write_text("# Ops\n")
     git(ws, "add", "notes/ops.md")
     early.start(ws, early.STAGED)
+    with monkeypatch.context() as env:
+        env.setenv("PATH", str(tmp_path / "nowhere"))  # no git to start now: only the early one answers
+        assert staged_changes(ws) == ["notes/ops.md"]
+        with pytest.raises(GitError, match="not found"):  # ...taken once: the next call asks git again
+            staged_changes(ws)
     (ws / "notes/later.md").write_text("# Later\n")
     git(ws, "add", "notes/later.md")
-    # what git said when it was started (the staged set cannot change while a hook runs)...
-    assert staged_changes(ws) == ["notes/ops.md"]
-    # ...taken once: the next call asks git again
     assert staged_changes(ws) == ["notes/later.md", "notes/ops.md"]
     early.start(ws / "notes", early.STAGED)  # started elsewhere: not this question
     assert early.take(ws, early.STAGED) is None

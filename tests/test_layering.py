@@ -10,7 +10,7 @@ PKG = Path(__file__).resolve().parent.parent / "hippo_git"
 ORDER = [
     "cli", "web", "team", "agents", "capture", "dream", "memories", "notes", "signals", "index", "transcripts", "git",
 ]  # fmt: skip
-SHARED = {"config", "errors", "files", "__init__"}  # serve every package
+SHARED = {"config", "config_schema", "config_files", "errors", "files", "__init__"}  # serve every package
 ENTRY = {"__main__", "_githook"}  # `python -m hippo_git`, `git-hippo` and the git-hook shims start here
 GIT_LIBS = {"pygit2", "git"}
 

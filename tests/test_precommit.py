@@ -122,8 +122,61 @@ def test_the_hook_loads_no_click_no_pydantic_no_pygit2(ws: Path) -> None:
     assert proc.returncode == 0
     assert "hippo: warning: notes/ops.md:3: broken link [[nowhere]]" in proc.stderr
     loaded = _loaded(proc.stderr)
-    assert "hippo_git.git.staged" in loaded and "hippo_git.transcripts.redact" in loaded
+    assert "hippo_git.git.staged" in loaded and "hippo_git.transcripts.redact_pregate" in loaded
     assert not {m for m in loaded if m.split(".")[0] in ("click", "pydantic", "pygit2", "git", "difflib")}
+
+
+def _shim(ws: Path) -> subprocess.CompletedProcess[str]:
+    """The check exactly as the installed shim starts it: without `site`, through `_githook.py`."""
+    import sys
+
+    import hippo_git
+
+    script = Path(hippo_git.__file__).parent / "_githook.py"
+    return subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", str(script), "pre-commit"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+    )
+
+
+# Each costs milliseconds of every commit, and the check does without them: paths are strings,
+# git runs through `git.spawn`, config is read by `config_files` alone (init's hippo.toml without
+# tomllib: `simple_toml`), the resolver without `graph`, the records without `typing`.
+NOT_ON_THE_COMMIT_PATH = (
+    "dataclasses",
+    "pathlib",
+    "subprocess",
+    "inspect",
+    "signal",
+    "difflib",
+    "tomllib",
+    "typing",
+)
+
+
+def test_the_shim_loads_neither_the_redactor_for_a_plain_note_nor_what_the_check_does_without(
+    ws: Path,
+) -> None:
+    (ws / "notes/ops.md").write_text("# Ops\n\nSee [[build]] and [[nowhere]].\n")
+    git(ws, "add", "notes/ops.md")
+    proc = _shim(ws)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "hippo: warning: notes/ops.md:3: broken link [[nowhere]]" in proc.stderr
+    loaded = _loaded(proc.stderr)
+    assert {"hippo_git.git.staged", "hippo_git.notes.parse", "hippo_git.transcripts.redact_pregate"} <= loaded
+    assert "hippo_git.transcripts.redact" not in loaded  # no gate, no long run: it cannot hold a secret
+    assert sorted(m for m in loaded if m.split(".")[0] in NOT_ON_THE_COMMIT_PATH) == []
+
+
+def test_the_shim_loads_the_redactor_and_blocks_when_a_note_could_hold_a_secret(ws: Path) -> None:
+    (ws / "notes/deploy.md").write_text(f"# Deploy\n\nSee [[build]].\naws key {FAKE_KEY} here\n")
+    git(ws, "add", "notes/deploy.md")
+    proc = _shim(ws)
+    assert proc.returncode == 1
+    assert "hippo: notes/deploy.md:4: looks like a secret (aws_access_key_id)" in proc.stderr
+    assert "hippo_git.transcripts.redact" in _loaded(proc.stderr)
 
 
 def test_the_fast_hook_entry_fails_like_the_cli(ws: Path) -> None:

@@ -8,13 +8,12 @@ unexpected error falls back to the full command, which logs it (the checks only 
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
-# Git hooks: name → "module:function"; function(root: Path, argv: list[str]) -> (exit, stdout, stderr)
+# Git hooks: name → "module:function"; function(cwd: str, argv: list[str]) -> (exit, stdout, stderr).
+# The working directory is a string: `pathlib` is one import the pre-commit path does without.
 GIT_HOOKS: dict[str, str] = {
     "pre-commit": "hippo_git.team.githooks:pre_commit",
     "post-merge": "hippo_git.team.githooks:post_merge",
@@ -44,14 +43,18 @@ def run_git_hook(name: str, argv: list[str]) -> int | None:
         return 0
     if name not in WITHOUT_SITE:
         with_site()
+    cwd = os.getcwd()
     if name == "pre-commit":
         from hippo_git.git import early
 
-        early.start(Path.cwd(), early.STAGED)  # git lists what is staged while the check is imported
+        early.start(cwd, early.STAGED)  # git lists what is staged while the check is imported
     module, _, attr = GIT_HOOKS[name].partition(":")
     try:
-        fn: Callable[[Path, list[str]], tuple[int, str, str]] = getattr(importlib.import_module(module), attr)
-        code, out, err = fn(Path.cwd(), argv)
+        # (`__import__`, not importlib.import_module: `importlib` loads `warnings` on every commit)
+        fn: Callable[[str, list[str]], tuple[int, str, str]] = getattr(
+            __import__(module, fromlist=[attr]), attr
+        )
+        code, out, err = fn(cwd, argv)
     except HippoError as exc:
         sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
         return exc.exit_code

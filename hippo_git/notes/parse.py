@@ -8,7 +8,13 @@ nesting) goes to PyYAML, imported only then, because this module is on the agent
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:  # `typing` costs every commit and agent hook a few ms
+    from hippo_git.notes.named_tuple import NamedTuple
+
 
 # `[[target]]`, `[[path/target]]`, `[[target|label]]`, `[[target#heading]]`
 _LINK = re.compile(r"\[\[([^\[\]\n|]+?)(?:\|([^\[\]\n]*))?\]\]")

@@ -9,9 +9,14 @@ the first level that matches makes the link ambiguous. On the agent-hook path: s
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from hippo_git.notes.parse import Note
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # `typing` costs every commit and agent hook a few ms
+    from hippo_git.notes.named_tuple import NamedTuple
 
 _SEPARATORS = str.maketrans({"-": " ", "_": " "})
 

@@ -48,6 +48,8 @@ MACHINE_FILE = "config.toml"
 
 @dataclass(frozen=True)
 class ContextSettings:
+    """The `[context]` table: what the session-start block holds and how big it may be."""
+
     entry: str = "index.md"
     required: tuple[str, ...] = ()
     budget_bytes: int = 9000
@@ -55,6 +57,8 @@ class ContextSettings:
 
 @dataclass(frozen=True)
 class DreamSettings:
+    """The `[dream]` table: how a dream reads sessions, calls the model and applies."""
+
     apply: str = "fast-forward"
     chunk_hours: int = 24
     max_model_calls: int = 200
@@ -65,6 +69,8 @@ class DreamSettings:
 
 @dataclass(frozen=True)
 class CaptureSettings:
+    """The `[capture]` table: how `git hippo watch` waits before it ingests or dreams."""
+
     notes_debounce_ms: int = 2000
     transcripts_debounce_ms: int = 60000
     scan_seconds: int = 300

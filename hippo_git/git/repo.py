@@ -19,6 +19,8 @@ _GIT_FLAGS = ("-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat")
 
 @dataclass(frozen=True)
 class RepoInfo:
+    """Where a repository's work tree, git folders and hooks are, and what is checked out."""
+
     workdir: Path  # the working tree root
     git_dir: Path  # this worktree's git dir (.git, or .git/worktrees/<name> for linked worktrees)
     common_dir: Path  # the shared git dir

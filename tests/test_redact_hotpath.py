@@ -55,3 +55,24 @@ def test_both_engines_redact_the_planted_secrets() -> None:
     here = engine.redact(PLANTED)[0]
     assert "Zx9!qLm2#Vt7pRw4" not in here and "8f3kQ9zLm2Xc7Vb4Nn6Tt1Rr5Yy0Ww3E" not in here
     assert _redacted_with("re") == here
+
+
+def test_cursor_state_keeps_its_times_without_redacting_them() -> None:
+    from hippo_git.index.scrub import Scrubber
+    from hippo_git.transcripts.redact import Redactor
+
+    seen: list[str] = []
+
+    class Counting(Redactor):
+        __slots__ = ()
+
+        def redact(self, text: str) -> str:
+            seen.append(text)
+            return super().redact(text)
+
+    scrub = Scrubber(Counting())
+    state = {"started": "2025-06-10T11:00:05.965Z", "ended": "2025-06-10 11:58", "title": "ghp_" + "x" * 36}
+    out = scrub.state(state)
+    assert out["started"] == state["started"] and out["ended"] == state["ended"]
+    assert out["title"] == "[redacted:github_token]"
+    assert "2025-06-10T11:00:05.965Z" not in seen and state["title"] in seen

@@ -76,3 +76,31 @@ def test_cursor_state_keeps_its_times_without_redacting_them() -> None:
     assert out["started"] == state["started"] and out["ended"] == state["ended"]
     assert out["title"] == "[redacted:github_token]"
     assert "2025-06-10T11:00:05.965Z" not in seen and state["title"] in seen
+
+
+def test_a_rule_opening_with_alternatives_is_looked_for_by_their_leads() -> None:
+    from hippo_git.transcripts.redact_tables import _leads
+
+    assert _leads("(?:passw(?:or)?d|pwd|credentials?)[ \\t]*:") == ("passw", "pwd", "credential")
+    assert _leads("mysql[a-z]*[ \\t]-p") == ("mysql",)
+    assert _leads("(?:abc|def)?ghi") == ()  # the group may match nothing
+    assert _leads("(?:abc|[dD]ef)x") == ()  # a class: unsure
+    assert _leads("(?:abc|d?ef)x") == ()  # an alternative without a lead
+
+
+def test_every_match_of_a_rule_with_leads_starts_with_one() -> None:
+    from hippo_git.transcripts import redact_assign
+
+    sample = (
+        "config:\n  password: |\n    hunter2-Zq9\n  api_token: >\n    abc\n"
+        'key: "|"\nsecret\\": |\n  x\ncredentials: |\n  y\nmysql -u root -pS3cr3t db\n'
+    )
+    checked = 0
+    for kind, rx, on_low, _groups, assignment, leads in redact_assign.RULES:
+        if assignment or not leads:
+            continue
+        text = sample.lower() if on_low else sample
+        for m in rx.finditer(text):
+            assert m.group().startswith(leads), (kind, m.group())
+            checked += 1
+    assert checked >= 2

@@ -55,3 +55,20 @@ def test_an_unchanged_corpus_is_skipped_by_its_signatures(tmp_path: Path, repo: 
     plan = conn.execute("EXPLAIN QUERY PLAN SELECT path, size, mtime_ns, id FROM sources").fetchall()
     conn.close()
     assert "COVERING INDEX sources_signature" in " ".join(str(step[-1]) for step in plan)
+
+
+def test_a_reader_of_an_index_without_the_signature_index_needs_no_ingest(tmp_path: Path, repo: Path) -> None:
+    write_jsonl(tmp_path / "p" / "s-1.jsonl", claude_lines("s-1", "/w", [("user", "hello")]))
+    cfg = config(repo, {"claude-code": [tmp_path / "p"]})
+    ingest(cfg)
+    conn = connect(cfg.index_path)  # as an ingest of the release before it left the index
+    conn.execute("DROP INDEX sources_signature")
+    conn.execute("DELETE FROM migrations WHERE name = '0003-sources-signature'")
+    conn.close()
+    reader = connect(cfg.index_path, readonly=True)
+    assert reader.execute("SELECT count(*) FROM turns").fetchone() == (1,)
+    reader.close()
+    ingest(cfg)  # the next ingest adds it
+    conn = connect(cfg.index_path, readonly=True)
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sources_signature'").fetchone()
+    conn.close()

@@ -87,6 +87,7 @@ class _Guard:
         self.roots = sorted({os.path.abspath(runs), os.path.realpath(runs)})
         self._real_dirs: dict[str, str] = {}
         self._folders: dict[str, tuple[bool, str]] = {}  # folder -> (under a root, its real path)
+        self._split_roots = {os.path.split(r) for r in self.roots}  # (folder, name) of each root
 
     def forbidden(self, path: str) -> bool:
         """Whether `path` (absolute) or its real path is a root or lies under one. A path lies
@@ -97,7 +98,8 @@ class _Guard:
         if known is None:
             real = self._real(folder)
             known = self._folders[folder] = (self._within(folder) or self._within(real), real)
-        return known[0] or path in self.roots or os.path.join(known[1], name) in self.roots
+        roots = self._split_roots
+        return known[0] or (folder, name) in roots or (known[1], name) in roots
 
     def _real(self, folder: str) -> str:
         """`os.path.realpath(folder)`, built from its parent's when the folder itself is no symlink

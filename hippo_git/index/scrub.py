@@ -88,7 +88,11 @@ class Scrubber:
         Every source's state repeats its keys and most of its names: the memo is looked up here
         before any call."""
         if isinstance(value, str):
-            return self.small(value) if len(value) <= _MEMO_MAX_CHARS else self.text(value)
+            if len(value) > _MEMO_MAX_CHARS:
+                return self.text(value)
+            # Times (a session's first and last) are kept as given, as `ts` keeps a turn's: each
+            # is new, so the memo never spares their redaction.
+            return value if _ISO_TS.fullmatch(value) else self.small(value)
         if isinstance(value, dict):
             clean, small, state = self._clean, self.small, self.state
             return {

@@ -86,10 +86,20 @@ class _Guard:
         runs = cfg.home / "model-runs"
         self.roots = sorted({os.path.abspath(runs), os.path.realpath(runs)})
         self._real_dirs: dict[str, str] = {}
+        self._folders: dict[str, tuple[bool, str]] = {}  # folder -> (under a root, its real path)
+        self._split_roots = {os.path.split(r) for r in self.roots}  # (folder, name) of each root
 
     def forbidden(self, path: str) -> bool:
+        """Whether `path` (absolute) or its real path is a root or lies under one. A path lies
+        under a root exactly when its folder is that root or lies under it (a name holds no
+        separator), so that is decided once per folder: re-ingest looks at every source."""
         folder, name = os.path.split(path)
-        return any(self._under(p) for p in (path, os.path.join(self._real(folder), name)))
+        known = self._folders.get(folder)
+        if known is None:
+            real = self._real(folder)
+            known = self._folders[folder] = (self._within(folder) or self._within(real), real)
+        roots = self._split_roots
+        return known[0] or (folder, name) in roots or (known[1], name) in roots
 
     def _real(self, folder: str) -> str:
         """`os.path.realpath(folder)`, built from its parent's when the folder itself is no symlink
@@ -104,8 +114,9 @@ class _Guard:
             self._real_dirs[folder] = real
         return real
 
-    def _under(self, path: str) -> bool:
-        return any(path == r or path.startswith(r + os.sep) for r in self.roots)
+    def _within(self, folder: str) -> bool:
+        """Whether `folder` is a root or lies under one."""
+        return any(folder == r or folder.startswith(r + os.sep) for r in self.roots)
 
 
 def _special(path: str) -> bool:

@@ -55,9 +55,10 @@ def walk_files(root: Path, keep: Callable[[str, Collection[str]], bool]) -> Iter
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         siblings = set(filenames)
+        folder = Path(dirpath)  # parsed once: a child path costs half a whole one
         for name in sorted(filenames):
             if keep(name, siblings):
-                yield Path(dirpath, name)
+                yield folder / name
 
 
 # --- resuming -----------------------------------------------------------------------------------------

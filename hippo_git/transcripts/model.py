@@ -26,9 +26,12 @@ TURN_KINDS = (PROMPT, ANSWER, TOOL_CALL, TOOL_OUTPUT, SUMMARY, ERROR, SYSTEM)
 TOOL_TEXT_CAP = 8_000
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Turn:
-    """One indexed unit of a session, numbered from 0 in transcript order within its session."""
+    """One indexed unit of a session, numbered from 0 in transcript order within its session.
+
+    Not frozen: ingest makes one per turn, and a frozen dataclass's `__init__` (a
+    `object.__setattr__` per field) cost three times a plain one's. Treat it as a value all the same."""
 
     seq: int
     kind: str

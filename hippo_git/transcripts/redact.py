@@ -35,6 +35,7 @@ _DISPATCH = _tokens.DISPATCH
 _RULES, _RULE_GATES = _assign.RULES, _assign.RULE_GATES
 _lower = _assign.lower
 _gates = gates.gate_lookup(_RULE_GATES)
+_GATES_READ_LOW = gates.reads_low(_gates)
 # Text with none of these characters can hold only a bare vendor token.
 _SPECIAL = re.compile(r"[^\w.\-]")
 _SPECIAL_ASCII = re.compile(r"[^A-Za-z0-9_.\-]")  # the same in ASCII text, without Unicode lookups
@@ -78,15 +79,12 @@ def scan(text: str) -> list[Span]:
         for span in loose:
             claim(spans, *span)
         return spans
-    # Lowercasing keeps positions when the text is ASCII; otherwise non-ASCII becomes "?" first
-    # (a few characters lowercase to two), which no rule that reads `low` looks for.
-    if text.isascii():
-        low = text.lower()
-    elif raw and view is text:
-        low = raw.lower().decode("ascii")
-    else:
-        low = _lower(text)
-    hits = _gates(text, low)
+    if _GATES_READ_LOW:
+        low = _low(text, view, raw)
+        hits = _gates(text, low)
+    else:  # the gates read the text itself: most texts enable no rule and need no `low`
+        hits = _gates(text, "")
+        low = _low(text, view, raw) if hits else ""
     if hits:
         _assign.run_rules(text, low, view, hits, spans)
     for span in loose:
@@ -94,6 +92,16 @@ def scan(text: str) -> list[Span]:
     if "@" in text:
         _emails(view, spans)
     return spans
+
+
+def _low(text: str, view: str, raw: bytes) -> str:
+    """`text` lowercased. Lowercasing keeps positions when the text is ASCII; otherwise non-ASCII
+    becomes "?" first (a few characters lowercase to two), which no rule that reads `low` looks for."""
+    if text.isascii():
+        return text.lower()
+    if raw and view is text:
+        return raw.lower().decode("ascii")
+    return _lower(text)
 
 
 class Redactor:

@@ -127,15 +127,17 @@ def run_rules(text: str, low: str, view: str, hits: int, spans: list[Span]) -> N
     while hits:  # the rules whose bits are set, lowest (first in priority) first
         low_bit = hits & -hits
         hits ^= low_bit
-        kind, rx, on_low, groups, assignment, lead = RULES[low_bit.bit_length() - 1]
+        kind, rx, on_low, groups, assignment, leads = RULES[low_bit.bit_length() - 1]
         if assignment:
             for m in rx.finditer(low):
                 _assignment(text, low, view, m, kind, spans)
             continue
         if on_low and not view_low:
             view_low = lower(view)
-        if lead and lead not in (view_low if on_low else view):
-            continue  # what every match starts with is not there: one `in` instead of a search
+        if leads:
+            hay = view_low if on_low else view
+            if not any(lead in hay for lead in leads):
+                continue  # what every match starts with is not there: an `in` instead of a search
         for m in rx.finditer(view_low if on_low else view):
             group = next((g for g in groups if m.group(g) is not None), None)
             vs, ve = m.span(group) if group else m.span()

@@ -105,7 +105,18 @@ def _hyperscan_lookup(rule_gates: RuleGates) -> Callable[[str, str], int]:
         database.scan(text.encode("ascii", "replace"), match_event_handler=on_match, scratch=scratch)
         return found[0]
 
+    _READS_TEXT_ONLY.add(hits)
     return hits
+
+
+# Lookups that never read `low` (Hyperscan matches the text caselessly): `redact.scan` lowercases
+# a text for them only when a rule is to run on it (four texts in five enable none).
+_READS_TEXT_ONLY: set[Callable[[str, str], int]] = set()
+
+
+def reads_low(hits: Callable[[str, str], int]) -> bool:
+    """Whether the lookup `hits` (from `gate_lookup`) reads its `low` argument."""
+    return hits not in _READS_TEXT_ONLY
 
 
 def _re_lookup(rule_gates: RuleGates, long: int) -> Callable[[str, str], int]:

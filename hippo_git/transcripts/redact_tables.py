@@ -44,7 +44,7 @@ class LazyPattern:
 
 
 Pattern = re.Pattern[str] | LazyPattern
-Rule = tuple[str, Pattern, bool, tuple[str, ...], bool, str]
+Rule = tuple[str, Pattern, bool, tuple[str, ...], bool, tuple[str, ...]]
 
 
 def tokens() -> dict[bytes, list[tuple[str, Pattern]]]:
@@ -87,17 +87,51 @@ def rules() -> tuple[list[Rule], list[tuple[tuple[str, ...], bool]]]:
     gates: list[tuple[tuple[str, ...], bool]] = []
     for kind, literals, low, pattern in formats.ANCHORED:
         rx = LazyPattern(pattern, _settle_at(found, len(found), 1))
-        lead = _lead(pattern)
         gates.append((tuple(g.lower() if low else g for g in literals), low))
-        # Worth a look of its own only when no gate already holds it (`/api/v1/` behind `//`).
-        lead = lead if len(lead) > 2 and not any(lead in gate for gate in gates[-1][0]) else ""
+        leads = _leads(pattern)
+        # Worth a look of their own only when no gate already holds one (`/api/v1/` behind `//`).
+        if any(len(lead) < 3 or any(lead in gate for gate in gates[-1][0]) for lead in leads):
+            leads = ()
         groups = tuple(g for g in ("s", "t", "u", "n", "b") if f"(?P<{g}>" in pattern)
-        found.append((kind, rx, low, groups, False, lead))
+        found.append((kind, rx, low, groups, False, leads))
     for family, literals, head in formats.ASSIGN_HEADS:
         assign = LazyPattern(head + formats.ASSIGN_TAIL, _settle_at(found, len(found), 1))
-        found.append((family, assign, True, (), True, ""))
+        found.append((family, assign, True, (), True, ()))
         gates.append((literals, True))
     return found, gates
+
+
+def _leads(pattern: str) -> tuple[str, ...]:
+    """Literals one of which every match of `pattern` starts with (none when unsure): its lead,
+    or, for a pattern that opens with a group of alternatives `(?:a|b…)`, the lead of each (a
+    rule gated on `: |` runs only where one of the words before it occurs at all)."""
+    lead = _lead(pattern)
+    if lead or not pattern.startswith("(?:"):
+        return (lead,) if lead else ()
+    alternatives, depth, start, i = [], 0, 3, 3
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 1
+        elif c == "[":
+            return ()  # a class among the alternatives: unsure
+        elif c == "(":
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+        elif c == ")":
+            if pattern[i + 1 : i + 2] in ("?", "*", "{"):
+                return ()  # the group may match nothing: a match need not start with it
+            alternatives.append(pattern[start:i])
+            break
+        elif c == "|" and depth == 0:
+            alternatives.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    else:
+        return ()
+    leads = tuple(_lead(alternative) for alternative in alternatives)
+    return leads if leads and all(leads) else ()
 
 
 def _lead(pattern: str) -> str:

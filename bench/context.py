@@ -149,11 +149,11 @@ def _fresh_clone(py: str, repo: Path, env: dict[str, str], root: Path) -> dict[s
     index = index_file(load_config(repo, env=clone_env))
     ready = float("nan")
     deadline = time.perf_counter() + 120
-    while time.perf_counter() < deadline:  # done when the background build stored its manifest
+    while time.perf_counter() < deadline:  # done when the background build marked the index built
         try:
             conn = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
             try:
-                done = conn.execute("SELECT 1 FROM meta WHERE key = 'manifest'").fetchone()
+                done = conn.execute("SELECT 1 FROM meta WHERE key = 'built'").fetchone()
             finally:
                 conn.close()
         except sqlite3.Error:

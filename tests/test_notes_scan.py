@@ -130,3 +130,40 @@ def test_a_look_at_another_notes_folder_is_not_trusted(tmp_path: Path) -> None:
         assert _look(conn, other) == 1 and _look(conn, cfg) is None
     finally:
         conn.close()
+
+
+def test_edits_in_place_are_read_without_a_walk_and_the_look_is_kept(tmp_path: Path, monkeypatch) -> None:
+    repo, cfg, conn = _repo(tmp_path)
+    try:
+
+        def no_walk(*_: object) -> None:
+            raise AssertionError("walked although only notes changed in place")
+
+        monkeypatch.setattr(notes_scan, "walk", no_walk)
+        _write(repo, "notes/ops/deploy.md", "# Deploy\nHelm canary rollout.\n", OLD + 5)
+        _write(
+            repo, "notes/memories/m-1.md", "---\nid: m-1\n---\nThe build needs the hardware key.\n", OLD + 5
+        )
+        result = notes_index.refresh(conn, cfg)
+        assert (
+            sorted(result.updated) == ["notes/memories/m-1.md", "notes/ops/deploy.md"] and result.total == 3
+        )
+        assert _words(conn, "helm") == ["notes/ops/deploy.md"] and _words(conn, "hardware") == [
+            "notes/memories/m-1.md"
+        ]
+        assert _look(conn, cfg) == 3  # the look now holds the edited stats
+        # written just now: read, and read again by each refresh until its mtime is settled, so a
+        # second write within the same clock tick is not missed
+        path = repo / "notes/ops/deploy.md"
+        path.write_text("# Deploy\nPulumi canary.\n")
+        tick = path.stat().st_mtime_ns
+        assert notes_index.refresh(conn, cfg).updated == ("notes/ops/deploy.md",)
+        path.write_text("# Deploy\nKustom canary.\n")  # same size, same clock tick
+        os.utime(path, ns=(tick, tick))
+        assert notes_index.refresh(conn, cfg).updated == ("notes/ops/deploy.md",)
+        assert _words(conn, "kustom") == ["notes/ops/deploy.md"]
+        os.utime(path, (OLD + 9, OLD + 9))
+        assert notes_index.refresh(conn, cfg).updated == ("notes/ops/deploy.md",)
+        assert not notes_index.refresh(conn, cfg).changed and _look(conn, cfg) == 3
+    finally:
+        conn.close()

@@ -14,6 +14,9 @@ from pathlib import Path
 
 from hippo_git.config import Config
 
+# meta key set while the lint facts (lint_facts.py) hold every note's, but for those in lint_dirty.
+LINT_FACTS_KEY = "lint_facts"
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
         "0001_notes",
@@ -54,6 +57,24 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             names TEXT NOT NULL,
             stats BLOB NOT NULL
         );
+        """,
+    ),
+    (
+        # Each note's own share of the lint counts (lint_facts.py), kept up to date note by note
+        # while no note's link keys change: ten edited notes cost ten notes' links, not 5,000.
+        "0004_lint_facts",
+        """
+        CREATE TABLE lint_notes(
+            path TEXT PRIMARY KEY,
+            broken INTEGER NOT NULL,
+            ambiguous INTEGER NOT NULL,
+            title_key TEXT NOT NULL
+        );
+        CREATE INDEX lint_notes_title ON lint_notes(title_key);
+        CREATE TABLE lint_links(src TEXT NOT NULL, dst TEXT NOT NULL);
+        CREATE INDEX lint_links_src ON lint_links(src);
+        CREATE INDEX lint_links_dst ON lint_links(dst);
+        CREATE TABLE lint_dirty(path TEXT PRIMARY KEY);
         """,
     ),
 )

@@ -2,10 +2,10 @@
 in line with the files, and reading it.
 
 The file and its schema are `notes_db.py`. Each read refreshes the index incrementally: a quick
-look (`notes_scan.unchanged`, one `stat` per note compared with the last complete look) answers
-the common case, nothing changed; otherwise a walk compares every note's (size, mtime) with its
-row, and only changed notes are read and parsed again, so the agent-hook path stays fast with
-thousands of notes. A file changed less than two seconds ago is stored with mtime 0, so a second
+look (`notes_scan.look`, one `stat` per note compared with the last complete look) answers the
+common cases, nothing changed or a few notes edited in place; otherwise a walk compares every
+note's (size, mtime) with its row. Only changed notes are read and parsed again, so the
+agent-hook path stays fast with thousands of notes. A file changed less than two seconds ago is stored with mtime 0, so a second
 write within the same clock tick is still seen on the next refresh.
 """
 
@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from hippo_git.config import Config
 from hippo_git.notes import notes_scan
+from hippo_git.notes.notes_db import LINT_FACTS_KEY
 from hippo_git.notes.notes_db import MIGRATIONS as MIGRATIONS
 from hippo_git.notes.notes_db import get_meta as get_meta
 from hippo_git.notes.notes_db import index_file as index_file
@@ -47,7 +48,9 @@ class RefreshResult(NamedTuple):
         return bool(self.updated or self.removed)
 
 
-def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_id: int | None) -> None:
+def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_id: int | None) -> bool:
+    """Write one note's rows; True when the keys links find it by changed (or it is new)."""
+    keys = set(link_keys(note.name, note.path, note.title))
     links = json.dumps([[link.target, link.label, link.line] for link in note.links], ensure_ascii=False)
     front = json.dumps(note.front, ensure_ascii=False, default=str)
     values = (note.path, note.name, note.title, size, mtime_ns, front, note.front_error, links)
@@ -57,7 +60,10 @@ def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_i
             values,
         )
         row_id = cur.lastrowid
+        moved = True
     else:
+        old = conn.execute("SELECT tbl, key FROM link_keys WHERE path = ?", (note.path,))
+        moved = keys != set(old)
         conn.execute(
             "UPDATE notes SET path=?, name=?, title=?, size=?, mtime_ns=?, front=?, front_error=?, links=? WHERE id=?",
             (*values, row_id),
@@ -66,13 +72,14 @@ def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_i
         conn.execute("DELETE FROM link_keys WHERE path = ?", (note.path,))
     conn.executemany(
         "INSERT INTO link_keys(tbl, key, path) VALUES (?,?,?)",
-        [(tbl, key, note.path) for tbl, key in set(link_keys(note.name, note.path, note.title))],
+        [(tbl, key, note.path) for tbl, key in keys],
     )
     names = note.name.removesuffix(".md").replace("/", " ").replace("-", " ").replace("_", " ")
     conn.execute(
         "INSERT INTO notes_fts(rowid, title, names, body) VALUES (?,?,?,?)",
         (row_id, note.title, names, note.body),
     )
+    return moved
 
 
 # Index files whose full refresh already ran inside the current `one_look()` block.
@@ -128,36 +135,38 @@ def refresh(
 def _refresh(
     conn: sqlite3.Connection, cfg: Config, paths: Iterable[str] | None, deadline: float | None
 ) -> RefreshResult:
-    found: notes_scan.Walk | None = None
+    full = paths is None
+    folders: list[notes_scan.Folder] = []
+    exact = False
+    scope: set[str] | None = None
     if paths is None:
         notes_rel = notes_scan.top_rel(cfg)
-        count = notes_scan.unchanged(conn, cfg.root, notes_rel)
-        if count is not None:
-            return RefreshResult((), (), count)
-        found = notes_scan.walk(cfg.notes_path, cfg.root)
-        on_disk = found.files
-        scope: set[str] | None = None
+        seen = notes_scan.look(conn, cfg.root, notes_rel)
+        if seen is not None and not seen.changed:
+            return RefreshResult((), (), seen.total)
+        if seen is not None:  # only notes edited in place: no walk, no loading of every row
+            on_disk, scope, folders, exact = seen.changed, set(seen.changed), seen.folders, True
+        else:
+            found = notes_scan.walk(cfg.notes_path, cfg.root)
+            on_disk, folders, exact = found.files, found.folders, found.exact
     else:
         on_disk, scope = notes_scan.stat_some(cfg, paths)
-    stored = {
-        row[0]: (row[1], row[2], row[3])
-        for row in conn.execute("SELECT path, id, size, mtime_ns FROM notes")
-        if scope is None or row[0] in scope
-    }
+    stored = _stored(conn, scope)
     todo = [p for p, stat in on_disk.items() if stored.get(p, (None, None, None))[1:] != stat]
     gone = [p for p in stored if p not in on_disk]
     now = time.time_ns()
-    # Only a look without recently written files may stand for "nothing changed" later.
-    settled = found is not None and notes_scan.settled(found, now)
+    # Only a look at folders unchanged for a while may stand for "nothing changed" later.
+    settled = full and notes_scan.storable(folders, exact, now)
     if not todo and not gone:
-        if found is not None:
-            _keep_look(conn, found if settled else None, notes_rel)
+        if full:
+            _keep_look(conn, folders if settled else None, notes_rel, now)
         return RefreshResult((), (), len(stored) if scope is not None else len(on_disk))
     if deadline is not None and not _begin_before(conn, deadline):
         return RefreshResult((), (), len(stored), complete=False)
     if deadline is None:
         conn.execute("BEGIN IMMEDIATE")
     done: list[str] = []
+    moved = False  # a note's link keys changed: any note's links may resolve differently now
     try:
         for rel in todo:
             if deadline is not None and time.monotonic() > deadline:
@@ -172,22 +181,25 @@ def _refresh(
             note = parse_note_text(raw.decode("utf-8", errors="replace"), rel, cfg.notes_dir)
             size, mtime_ns = on_disk[rel]
             row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
-            _store(conn, note, size, 0 if now - mtime_ns < _RACY_NS else mtime_ns, row[0] if row else None)
+            mtime_ns = 0 if now - mtime_ns < _RACY_NS else mtime_ns
+            moved = _store(conn, note, size, mtime_ns, row[0] if row else None) or moved
         for rel in gone:
             row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
             if row:
+                moved = True
                 conn.execute("DELETE FROM notes_fts WHERE rowid = ?", (row[0],))
                 conn.execute("DELETE FROM link_keys WHERE path = ?", (rel,))
                 conn.execute("DELETE FROM notes WHERE id = ?", (row[0],))
         # Cached lint results describe the old notes; a partial refresh outdates the stored look.
         conn.execute("DELETE FROM meta WHERE key LIKE 'lint:%'")
-        if settled and found is not None:
-            notes_scan.store(conn, found, notes_rel)
+        _outdate_lint_facts(conn, done, moved)
+        if settled:
+            notes_scan.store(conn, folders, notes_rel, now)
         else:
             notes_scan.drop(conn)
-        if found is not None and len(done) == len(todo):
+        if full and len(done) == len(todo):
             conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (BUILT_KEY,))
-        elif found is not None:
+        elif full:
             conn.execute("DELETE FROM meta WHERE key = ?", (BUILT_KEY,))
         conn.execute("COMMIT")
     except BaseException:
@@ -197,17 +209,43 @@ def _refresh(
     return RefreshResult(tuple(done), tuple(gone), total, complete=len(done) == len(todo))
 
 
-def _keep_look(conn: sqlite3.Connection, found: notes_scan.Walk | None, notes_rel: str) -> None:
-    """A full walk found the index up to date: it is built, and a settled look (`found`) is
+def _outdate_lint_facts(conn: sqlite3.Connection, done: list[str], moved: bool) -> None:
+    """The notes whose own lint facts (lint_facts.py) need computing again; all of them when
+    link keys changed."""
+    if moved:
+        conn.execute("DELETE FROM meta WHERE key = ?", (LINT_FACTS_KEY,))
+        conn.execute("DELETE FROM lint_dirty")
+    else:
+        conn.executemany("INSERT OR IGNORE INTO lint_dirty(path) VALUES (?)", [(p,) for p in done])
+
+
+def _stored(conn: sqlite3.Connection, scope: set[str] | None) -> dict[str, tuple[int, int, int]]:
+    """path → (row id, size, mtime_ns) of the indexed notes (only those in `scope`, when given)."""
+    sql = "SELECT path, id, size, mtime_ns FROM notes"
+    if scope is None:
+        return {row[0]: (row[1], row[2], row[3]) for row in conn.execute(sql)}
+    wanted = sorted(scope)
+    out: dict[str, tuple[int, int, int]] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        for row in conn.execute(f"{sql} WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+            out[row[0]] = (row[1], row[2], row[3])
+    return out
+
+
+def _keep_look(
+    conn: sqlite3.Connection, folders: list[notes_scan.Folder] | None, notes_rel: str, now: int
+) -> None:
+    """A full look found the index up to date: it is built, and a settled look (`folders`) is
     stored. A busy or read-only cache only costs a walk next time."""
-    if found is None and get_meta(conn, BUILT_KEY) is not None:
+    if folders is None and get_meta(conn, BUILT_KEY) is not None:
         return
     with contextlib.suppress(sqlite3.OperationalError):
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (BUILT_KEY,))
-            if found is not None:
-                notes_scan.store(conn, found, notes_rel)
+            if folders is not None:
+                notes_scan.store(conn, folders, notes_rel, now)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

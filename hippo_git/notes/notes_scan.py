@@ -1,13 +1,14 @@
 """Which note files there are, and the quick look that tells whether any changed since the last.
 
 A full walk lists every folder under `notes_dir` and stats every `.md` file. After a complete
-refresh whose files and folders were all settled (written over two seconds before), the walk is
+refresh whose folders were all settled (none changed in the last two seconds), the walk is
 stored folder by folder: the folder's mtime, its notes' names, and their sizes and mtimes. The
-next look (`unchanged`) then lists nothing and builds no manifest: one `fstat` per folder (a
-note added, removed or renamed changes its folder's mtime) and one `lstat` per stored note,
-compared as packed bytes (an edit in place changes the note's own size or mtime). Anything else
-(a different folder mtime or stat, a missing folder, no stored scan) sends the caller to the
-full walk. Notes that are symbolic links, and folders that cannot be read, are never stored
+next `look` then lists nothing and builds no manifest: one `fstat` per folder (a note added,
+removed or renamed changes its folder's mtime) and one `lstat` per stored note, compared as
+packed bytes (an edit in place changes the note's own size or mtime, and only the notes that
+differ are named, so ten edited notes cost ten notes' reading, not a walk). Anything else (a
+different folder mtime, a missing folder or note, no stored look) sends the caller to the full
+walk. Notes that are symbolic links, and folders that cannot be read, are never stored
 this way: their targets can change without any of these stats changing.
 """
 
@@ -46,7 +47,7 @@ def top_rel(cfg: Config) -> str:
 
 
 def walk(folder: Path, root: Path) -> Walk:
-    """Every visible `.md` file under `folder`, with each folder's listing as `unchanged` reads it.
+    """Every visible `.md` file under `folder`, with each folder's listing as `look` reads it.
 
     Each folder is listed through its descriptor, so each note's `stat` looks up one name, not
     the whole path again (one `stat` per note is most of what a refresh costs)."""
@@ -99,24 +100,28 @@ def walk(folder: Path, root: Path) -> Walk:
     return Walk(found, folders, exact)
 
 
-def settled(found: Walk, now_ns: int) -> bool:
-    """Whether the walk may be stored: exact, and no file or folder written within RACY_NS (a
-    second write in the same clock tick would leave the same mtime)."""
-    if not found.exact:
-        return False
-    oldest_allowed = now_ns - RACY_NS
-    return all(m <= oldest_allowed for _, m in found.files.values()) and all(
-        f.mtime_ns <= oldest_allowed for f in found.folders
-    )
+def storable(folders: list[Folder], exact: bool, now_ns: int) -> bool:
+    """Whether a look at `folders` may be stored: exact, and no folder changed within RACY_NS (a
+    note added in the same clock tick would leave the same folder mtime)."""
+    return exact and all(f.mtime_ns <= now_ns - RACY_NS for f in folders)
 
 
-def store(conn: sqlite3.Connection, found: Walk, notes_rel: str) -> None:
-    """Keep `found` as the last complete look (inside the caller's transaction)."""
+def store(conn: sqlite3.Connection, folders: list[Folder], notes_rel: str, now_ns: int) -> None:
+    """Keep `folders` as the last complete look (inside the caller's transaction). A note written
+    within RACY_NS is kept with mtime 0, as its row is: the next look reads it again, so a second
+    write in the same clock tick is not missed."""
+    rows = []
+    for f in folders:
+        stats = f.stats
+        recent = now_ns - RACY_NS
+        if any(stats[i] > recent for i in range(1, len(stats), 2)):
+            stats = array("q", stats)
+            for i in range(1, len(stats), 2):
+                if stats[i] > recent:
+                    stats[i] = 0
+        rows.append((f.rel, f.mtime_ns, "\0".join(f.names), stats.tobytes()))
     conn.execute("DELETE FROM scan")
-    conn.executemany(
-        "INSERT INTO scan(folder, mtime_ns, names, stats) VALUES (?,?,?,?)",
-        [(f.rel, f.mtime_ns, "\0".join(f.names), f.stats.tobytes()) for f in found.folders],
-    )
+    conn.executemany("INSERT INTO scan(folder, mtime_ns, names, stats) VALUES (?,?,?,?)", rows)
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MANIFEST_KEY, notes_rel))
 
 
@@ -126,9 +131,16 @@ def drop(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key = ?", (MANIFEST_KEY,))
 
 
-def unchanged(conn: sqlite3.Connection, root: Path, notes_rel: str) -> int | None:
-    """The number of notes when none was added, removed or changed since the stored look; None
-    when something may have (or no look is stored): then the caller walks."""
+class Look(NamedTuple):
+    changed: dict[str, tuple[int, int]]  # notes whose (size, mtime_ns) differ from the stored look
+    folders: list[Folder]  # the folders as seen now
+    total: int  # notes
+
+
+def look(conn: sqlite3.Connection, root: Path, notes_rel: str) -> Look | None:
+    """The notes changed in place since the stored look (often none); None when a note may have
+    been added, removed or renamed (a folder's mtime changed), or no look is stored: then the
+    caller walks."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (MANIFEST_KEY,)).fetchone()
     if row is None or row[0] != notes_rel:
         return None
@@ -137,6 +149,8 @@ def unchanged(conn: sqlite3.Connection, root: Path, notes_rel: str) -> int | Non
         return None
     stat = os.stat
     top = str(root)
+    changed: dict[str, tuple[int, int]] = {}
+    folders: list[Folder] = []
     count = 0
     for rel, mtime_ns, names, stats in rows:
         try:
@@ -146,21 +160,30 @@ def unchanged(conn: sqlite3.Connection, root: Path, notes_rel: str) -> int | Non
         try:
             if os.fstat(fd).st_mtime_ns != mtime_ns:
                 return None
-            if not names:
-                continue
+            listed = names.split("\0") if names else []
             seen: array[int] = array("q")
-            for name in names.split("\0"):
+            for name in listed:
                 st = stat(name, dir_fd=fd, follow_symlinks=False)
                 seen.append(st.st_size)
                 seen.append(st.st_mtime_ns)
-            if seen.tobytes() != stats:
-                return None
-            count += len(seen) // 2
         except OSError:
             return None
         finally:
             os.close(fd)
-    return count
+        if seen.tobytes() != stats:
+            before = array("q", stats)
+            for i, name in enumerate(listed):
+                if seen[2 * i] != before[2 * i] or seen[2 * i + 1] != before[2 * i + 1]:
+                    changed[f"{rel}/{name}" if rel else name] = (seen[2 * i], seen[2 * i + 1])
+        folders.append(Folder(rel, mtime_ns, listed, seen))
+        count += len(listed)
+    return Look(changed, folders, count)
+
+
+def unchanged(conn: sqlite3.Connection, root: Path, notes_rel: str) -> int | None:
+    """The number of notes when none changed since the stored look; None otherwise."""
+    found = look(conn, root, notes_rel)
+    return found.total if found is not None and not found.changed else None
 
 
 def stat_some(cfg: Config, paths: Iterable[str]) -> tuple[dict[str, tuple[int, int]], set[str]]:

@@ -141,9 +141,10 @@ def rejected_ids(store: Store) -> set[str]:
 
 
 def candidates(
-    stores: Iterable[Store], query: str, limit: int = CANDIDATES
+    stores: Iterable[Store], query: str, limit: int = CANDIDATES, *, notes_too: bool = True
 ) -> tuple[list[Candidate], list[tuple[str, float, str, str]]]:
-    """Memory candidates of every store, and the workspace's note candidates (path, bm25, body, title)."""
+    """Memory candidates of every store, and (`notes_too`) the workspace's note candidates
+    (path, bm25, body, title)."""
     mems: list[Candidate] = []
     notes: list[tuple[str, float, str, str]] = []
     for store in stores:
@@ -160,7 +161,7 @@ def candidates(
                     (from_front(data if isinstance(data, dict) else {}, body, path), bm25, store.name, True)
                 )
             mems += _near(conn, store, mems, rejected)
-            if store.name == "workspace":
+            if store.name == "workspace" and notes_too:
                 notes = [
                     (p, s, b, t)
                     for p, s, _, b, t in search(conn, store, query, NOTE_CANDIDATES, memories=False)
@@ -311,7 +312,7 @@ def recall(
     span, rest = find_time(query, now)
     if span is not None and not rest.strip():
         rest = query  # nothing but a time: look for its words too
-    mems, note_hits = candidates(stores, rest)
+    mems, note_hits = candidates(stores, rest, notes_too=notes)
     if proposals is not None:
         mems += proposals(rest, CANDIDATES)
     conn = usage_db.connect(home)

@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 from hippo_git.config import Config
 from hippo_git.index.timewords import TimeSpan, find_time
@@ -48,8 +48,9 @@ NEAR_CANDIDATES = 50
 AFTER_BOOST = 0.5  # … created in the week after the span (events are told after they happen)
 
 
-@dataclass(frozen=True)
-class Recalled:
+class Recalled(NamedTuple):
+    """One recalled item (a NamedTuple: a dataclass costs a cold `recall` its compilation)."""
+
     kind: str  # memory | note
     id: str  # memory id, or the note's path
     path: str
@@ -62,8 +63,8 @@ class Recalled:
     tags: tuple[str, ...]
     reviewed: bool
     score: float
-    parts: dict[str, float] = field(default_factory=dict)
-    usage: dict[str, object] = field(default_factory=dict)
+    parts: dict[str, float]
+    usage: dict[str, object]
 
     @property
     def tokens(self) -> int:
@@ -268,6 +269,7 @@ def rank(
                 reviewed=True,
                 score=relevance * NOTE_WEIGHT,
                 parts={"relevance": relevance, "note": NOTE_WEIGHT},
+                usage={},
             )
         )
     out.sort(key=lambda r: (-r.score, r.id))

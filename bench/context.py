@@ -187,15 +187,25 @@ def _env(root: Path) -> dict[str, str]:
     return env
 
 
-def _time(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None) -> float:
+def _run(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system of the process and its children) of one run.
+    CPU time is what a loaded machine distorts least: the report gives it beside wall time."""
     started = time.perf_counter()
+    before = os.times()
     proc = subprocess.run(
         argv, cwd=cwd, env=env, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     elapsed = time.perf_counter() - started
+    after = os.times()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.decode()[-2000:]}")
-    return elapsed
+    return elapsed, (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+
+
+def _time(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None) -> float:
+    return _run(argv, cwd, env, stdin)[0]
 
 
 def main() -> None:
@@ -232,10 +242,16 @@ def main() -> None:
             _time([*context, TASKS[0]], repo, env)
         bare: list[float] = []
         ctx: list[float] = []
+        bare_cpu: list[float] = []
+        ctx_cpu: list[float] = []
         hook: list[float] = []
         for n in range(args.runs):
-            bare.append(_time([py, "-c", "pass"], repo, env))
-            ctx.append(_time([*context, TASKS[n % len(TASKS)]], repo, env))
+            wall, cpu = _run([py, "-c", "pass"], repo, env)
+            bare.append(wall)
+            bare_cpu.append(cpu)
+            wall, cpu = _run([*context, TASKS[n % len(TASKS)]], repo, env)
+            ctx.append(wall)
+            ctx_cpu.append(cpu)
             if n < max(3, args.runs // 3):
                 hook.append(_hook(py, repo, env, f"warm-{n}"))
         # One incremental refresh: ten notes changed since the last run.
@@ -243,7 +259,7 @@ def main() -> None:
             path = repo / note_path(i, args.notes)
             path.write_text(path.read_text() + "\nEdited for the benchmark.\n")
             os.utime(path, (time.time() - 10, time.time() - 10))
-        incremental = _time([*context, TASKS[1]], repo, env)
+        incremental, incremental_cpu = _run([*context, TASKS[1]], repo, env)
         brief: list[float] = []
         if args.brief:
             for n in range(max(3, args.runs // 4)):
@@ -266,6 +282,9 @@ def main() -> None:
             "context_over_bare": round(median / statistics.median(bare), 2),
             "first_context_after_init_ms": round(first * 1000, 1),
             "context_after_10_edits_ms": round(incremental * 1000, 1),
+            "cpu_bare_python_median_ms": round(statistics.median(bare_cpu) * 1000, 1),
+            "cpu_context_median_ms": round(statistics.median(ctx_cpu) * 1000, 1),
+            "cpu_context_after_10_edits_ms": round(incremental_cpu * 1000, 1),
             "hook_median_ms": round(hook_median * 1000, 1),
             "first_hook_fresh_clone_ms": round(fresh["hook"] * 1000, 1),
             "fresh_clone_index_ready_s": fresh["ready"],

@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -191,17 +192,15 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = 
     """(wall seconds, CPU seconds: user + system of the process and its children) of one run.
     CPU time is what a loaded machine distorts least: the report gives it beside wall time."""
     started = time.perf_counter()
-    before = os.times()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         argv, cwd=cwd, env=env, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     elapsed = time.perf_counter() - started
-    after = os.times()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.decode()[-2000:]}")
-    return elapsed, (after.children_user - before.children_user) + (
-        after.children_system - before.children_system
-    )
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _time(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None) -> float:

@@ -167,3 +167,22 @@ def test_edits_in_place_are_read_without_a_walk_and_the_look_is_kept(tmp_path: P
         assert not notes_index.refresh(conn, cfg).changed and _look(conn, cfg) == 3
     finally:
         conn.close()
+
+
+def test_a_busy_writer_leaves_the_edits_for_later_and_the_count_whole(tmp_path: Path) -> None:
+    import time
+
+    from hippo_git.notes.notes_db import index_file
+
+    repo, cfg, conn = _repo(tmp_path)
+    other = sqlite3.connect(str(index_file(cfg)), isolation_level=None)
+    try:
+        _write(repo, "notes/ops/deploy.md", "# Deploy\nHelm canary rollout.\n", OLD + 5)
+        other.execute("BEGIN IMMEDIATE")  # a background refresh holds the write lock
+        result = notes_index.refresh(conn, cfg, deadline=time.monotonic() + 0.05)
+        assert not result.complete and result.total == 3 and _words(conn, "helm") == []
+        other.execute("ROLLBACK")
+        assert notes_index.refresh(conn, cfg).updated == ("notes/ops/deploy.md",)
+    finally:
+        other.close()
+        conn.close()

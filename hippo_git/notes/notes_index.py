@@ -139,6 +139,7 @@ def _refresh(
     folders: list[notes_scan.Folder] = []
     exact = False
     scope: set[str] | None = None
+    known: int | None = None  # the number of notes, when the look tells it
     if paths is None:
         notes_rel = notes_scan.top_rel(cfg)
         seen = notes_scan.look(conn, cfg.root, notes_rel)
@@ -146,6 +147,7 @@ def _refresh(
             return RefreshResult((), (), seen.total)
         if seen is not None:  # only notes edited in place: no walk, no loading of every row
             on_disk, scope, folders, exact = seen.changed, set(seen.changed), seen.folders, True
+            known = seen.total
         else:
             found = notes_scan.walk(cfg.notes_path, cfg.root)
             on_disk, folders, exact = found.files, found.folders, found.exact
@@ -160,9 +162,10 @@ def _refresh(
     if not todo and not gone:
         if full:
             _keep_look(conn, folders if settled else None, notes_rel, now)
-        return RefreshResult((), (), len(stored) if scope is not None else len(on_disk))
+        total = known if known is not None else len(stored) if scope is not None else len(on_disk)
+        return RefreshResult((), (), total)
     if deadline is not None and not _begin_before(conn, deadline):
-        return RefreshResult((), (), len(stored), complete=False)
+        return RefreshResult((), (), known if known is not None else len(stored), complete=False)
     if deadline is None:
         conn.execute("BEGIN IMMEDIATE")
     done: list[str] = []

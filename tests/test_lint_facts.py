@@ -124,3 +124,22 @@ def test_lint_counts_use_the_facts_and_cache_them(tmp_path: Path) -> None:
             conn.execute("ROLLBACK")
     finally:
         conn.close()
+
+
+def test_the_facts_are_outdated_by_any_writer_of_the_notes_rows(tmp_path: Path) -> None:
+    _, cfg = _repo(tmp_path)
+    _, conn = _counts(cfg)
+    try:
+        assert get_meta(conn, LINT_FACTS_KEY) is not None and _dirty(conn) == []
+        # not through refresh: the triggers, not the refresh's code, keep the facts honest
+        conn.execute("UPDATE notes SET links = '[]' WHERE path = 'notes/index.md'")
+        assert _dirty(conn) == ["notes/index.md"] and get_meta(conn, LINT_FACTS_KEY) is not None
+        assert counts_from_facts(cfg, conn) == index_counts(cfg, conn)
+        conn.execute("UPDATE notes SET title = 'Renamed' WHERE path = 'notes/a.md'")
+        assert get_meta(conn, LINT_FACTS_KEY) is None
+        assert counts_from_facts(cfg, conn) == index_counts(cfg, conn)
+        conn.execute("DELETE FROM notes WHERE path = 'notes/b.md'")
+        assert get_meta(conn, LINT_FACTS_KEY) is None
+        assert counts_from_facts(cfg, conn) == index_counts(cfg, conn)
+    finally:
+        conn.close()

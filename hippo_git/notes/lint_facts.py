@@ -3,10 +3,11 @@
 
 Each note's facts: how many of its links are broken or ambiguous, which other notes its links
 reach (`lint_links`, from which orphans are counted in SQL), and its title's key (duplicates).
-A link resolves by the link keys of all notes (names, paths, titles), so while no note's keys
-change (the refresh says so), an edit changes only the edited note's facts: the refresh lists
-it in `lint_dirty`. When keys change (a note added, removed, renamed or retitled) the refresh
-clears `LINT_FACTS_KEY` and every note's facts are computed again. Front matter errors and sizes
+A link resolves by the link keys of all notes (made of their paths, names and titles), so while
+no note's keys change, an edit changes only the edited note's facts: a trigger on the notes
+table lists it in `lint_dirty`. When keys change (a note added, removed, renamed or retitled)
+triggers clear `LINT_FACTS_KEY` and every note's facts are computed again. Being triggers, they
+hold whatever code writes the rows. Front matter errors and sizes
 are counted straight from the notes rows. The counts equal `lint.index_counts` (tests hold them
 to it).
 """

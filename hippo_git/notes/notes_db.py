@@ -17,7 +17,8 @@ from hippo_git.config import Config
 # meta key set while the lint facts (lint_facts.py) hold every note's, but for those in lint_dirty.
 LINT_FACTS_KEY = "lint_facts"
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (
+# A migration is a script of statements split at ';', or (holding triggers) a tuple of statements.
+MIGRATIONS: tuple[tuple[str, str | tuple[str, ...]], ...] = (
     (
         "0001_notes",
         """
@@ -62,20 +63,32 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
         # Each note's own share of the lint counts (lint_facts.py), kept up to date note by note
         # while no note's link keys change: ten edited notes cost ten notes' links, not 5,000.
+        # Triggers keep them honest whoever writes the notes rows: a note added or removed, or
+        # its path, name or title changed (what its link keys are made of), outdates every
+        # note's facts; any other change outdates its own.
         "0004_lint_facts",
-        """
-        CREATE TABLE lint_notes(
-            path TEXT PRIMARY KEY,
-            broken INTEGER NOT NULL,
-            ambiguous INTEGER NOT NULL,
-            title_key TEXT NOT NULL
-        );
-        CREATE INDEX lint_notes_title ON lint_notes(title_key);
-        CREATE TABLE lint_links(src TEXT NOT NULL, dst TEXT NOT NULL);
-        CREATE INDEX lint_links_src ON lint_links(src);
-        CREATE INDEX lint_links_dst ON lint_links(dst);
-        CREATE TABLE lint_dirty(path TEXT PRIMARY KEY);
-        """,
+        (
+            """CREATE TABLE lint_notes(
+                path TEXT PRIMARY KEY,
+                broken INTEGER NOT NULL,
+                ambiguous INTEGER NOT NULL,
+                title_key TEXT NOT NULL
+            )""",
+            "CREATE INDEX lint_notes_title ON lint_notes(title_key)",
+            "CREATE TABLE lint_links(src TEXT NOT NULL, dst TEXT NOT NULL)",
+            "CREATE INDEX lint_links_src ON lint_links(src)",
+            "CREATE INDEX lint_links_dst ON lint_links(dst)",
+            "CREATE TABLE lint_dirty(path TEXT PRIMARY KEY)",
+            f"""CREATE TRIGGER lint_facts_added AFTER INSERT ON notes
+                BEGIN DELETE FROM meta WHERE key = '{LINT_FACTS_KEY}'; END""",
+            f"""CREATE TRIGGER lint_facts_removed AFTER DELETE ON notes
+                BEGIN DELETE FROM meta WHERE key = '{LINT_FACTS_KEY}'; END""",
+            f"""CREATE TRIGGER lint_facts_keys AFTER UPDATE OF path, name, title ON notes
+                WHEN old.path IS NOT new.path OR old.name IS NOT new.name OR old.title IS NOT new.title
+                BEGIN DELETE FROM meta WHERE key = '{LINT_FACTS_KEY}'; END""",
+            """CREATE TRIGGER lint_facts_edited AFTER UPDATE ON notes
+                BEGIN INSERT OR IGNORE INTO lint_dirty(path) VALUES (new.path); END""",
+        ),
     ),
 )
 
@@ -100,7 +113,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if name in done:
             continue
         with conn:
-            for statement in sql.split(";"):
+            for statement in sql.split(";") if isinstance(sql, str) else sql:
                 if statement.strip():
                     conn.execute(statement)
             conn.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))

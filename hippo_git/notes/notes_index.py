@@ -21,7 +21,6 @@ from typing import NamedTuple
 
 from hippo_git.config import Config
 from hippo_git.notes import notes_scan
-from hippo_git.notes.notes_db import LINT_FACTS_KEY
 from hippo_git.notes.notes_db import MIGRATIONS as MIGRATIONS
 from hippo_git.notes.notes_db import get_meta as get_meta
 from hippo_git.notes.notes_db import index_file as index_file
@@ -48,8 +47,7 @@ class RefreshResult(NamedTuple):
         return bool(self.updated or self.removed)
 
 
-def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_id: int | None) -> bool:
-    """Write one note's rows; True when the keys links find it by changed (or it is new)."""
+def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_id: int | None) -> None:
     keys = set(link_keys(note.name, note.path, note.title))
     links = json.dumps([[link.target, link.label, link.line] for link in note.links], ensure_ascii=False)
     front = json.dumps(note.front, ensure_ascii=False, default=str)
@@ -60,10 +58,7 @@ def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_i
             values,
         )
         row_id = cur.lastrowid
-        moved = True
     else:
-        old = conn.execute("SELECT tbl, key FROM link_keys WHERE path = ?", (note.path,))
-        moved = keys != set(old)
         conn.execute(
             "UPDATE notes SET path=?, name=?, title=?, size=?, mtime_ns=?, front=?, front_error=?, links=? WHERE id=?",
             (*values, row_id),
@@ -79,7 +74,6 @@ def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_i
         "INSERT INTO notes_fts(rowid, title, names, body) VALUES (?,?,?,?)",
         (row_id, note.title, names, note.body),
     )
-    return moved
 
 
 # Index files whose full refresh already ran inside the current `one_look()` block.
@@ -169,7 +163,6 @@ def _refresh(
     if deadline is None:
         conn.execute("BEGIN IMMEDIATE")
     done: list[str] = []
-    moved = False  # a note's link keys changed: any note's links may resolve differently now
     try:
         for rel in todo:
             if deadline is not None and time.monotonic() > deadline:
@@ -185,17 +178,15 @@ def _refresh(
             size, mtime_ns = on_disk[rel]
             row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
             mtime_ns = 0 if now - mtime_ns < _RACY_NS else mtime_ns
-            moved = _store(conn, note, size, mtime_ns, row[0] if row else None) or moved
+            _store(conn, note, size, mtime_ns, row[0] if row else None)
         for rel in gone:
             row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
             if row:
-                moved = True
                 conn.execute("DELETE FROM notes_fts WHERE rowid = ?", (row[0],))
                 conn.execute("DELETE FROM link_keys WHERE path = ?", (rel,))
                 conn.execute("DELETE FROM notes WHERE id = ?", (row[0],))
         # Cached lint results describe the old notes; a partial refresh outdates the stored look.
-        conn.execute("DELETE FROM meta WHERE key LIKE 'lint:%'")
-        _outdate_lint_facts(conn, done, moved)
+        conn.execute("DELETE FROM meta WHERE key LIKE 'lint:%'")  # lint_facts: by triggers
         if settled:
             notes_scan.store(conn, folders, notes_rel, now)
         else:
@@ -210,16 +201,6 @@ def _refresh(
         raise
     total = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
     return RefreshResult(tuple(done), tuple(gone), total, complete=len(done) == len(todo))
-
-
-def _outdate_lint_facts(conn: sqlite3.Connection, done: list[str], moved: bool) -> None:
-    """The notes whose own lint facts (lint_facts.py) need computing again; all of them when
-    link keys changed."""
-    if moved:
-        conn.execute("DELETE FROM meta WHERE key = ?", (LINT_FACTS_KEY,))
-        conn.execute("DELETE FROM lint_dirty")
-    else:
-        conn.executemany("INSERT OR IGNORE INTO lint_dirty(path) VALUES (?)", [(p,) for p in done])
 
 
 def _stored(conn: sqlite3.Connection, scope: set[str] | None) -> dict[str, tuple[int, int, int]]:

@@ -98,21 +98,63 @@ def test_new_removed_and_renamed_notes_and_new_folders_are_seen(tmp_path: Path) 
         conn.close()
 
 
-def test_recent_folders_and_linked_notes_are_never_stored(tmp_path: Path) -> None:
+def test_a_recent_folder_is_listed_again_and_linked_notes_are_never_stored(tmp_path: Path) -> None:
     repo, cfg, conn = _repo(tmp_path)
     try:
         _write(repo, "notes/ops/new.md", "# New\n")  # the folder's mtime is now: racy
-        notes_index.refresh(conn, cfg)
-        assert _look(conn, cfg) is None and conn.execute("SELECT count(*) FROM scan").fetchone()[0] == 0
+        tick = os.stat(repo / "notes/ops").st_mtime_ns
+        assert notes_index.refresh(conn, cfg).updated == ("notes/ops/new.md",)
+        stored = dict(conn.execute("SELECT folder, mtime_ns FROM scan").fetchall())
+        assert stored["notes/ops"] == 0 and stored["notes"] != 0  # kept, to be listed again
+        # a note added within the same clock tick leaves the folder's mtime as it was: still seen
+        _write(repo, "notes/ops/same-tick.md", "# Same tick\n")
+        os.utime(repo / "notes/ops", ns=(tick, tick))
+        assert notes_index.refresh(conn, cfg).updated == ("notes/ops/same-tick.md",)
         _settle(repo)
-        assert notes_index.refresh(conn, cfg).total == 4 and _look(conn, cfg) == 4
+        notes_index.refresh(conn, cfg)  # listed again, now settled: stored as it is
+        assert (
+            _look(conn, cfg) == 5
+            and 0 not in dict(conn.execute("SELECT folder, mtime_ns FROM scan")).values()
+        )
         os.symlink(repo / "notes/ops/new.md", repo / "notes/alias.md")
         _settle(repo)
         assert notes_index.refresh(conn, cfg).updated == ("notes/alias.md",)
         assert not notes_index.refresh(conn, cfg).changed
         assert _look(conn, cfg) is None  # its target can change unseen: always walked
+        assert conn.execute("SELECT count(*) FROM scan").fetchone()[0] == 0
         _write(repo, "notes/ops/new.md", "# New\nRenamed target text.\n", OLD + 7)
         assert sorted(notes_index.refresh(conn, cfg).updated) == ["notes/alias.md", "notes/ops/new.md"]
+    finally:
+        conn.close()
+
+
+def test_notes_added_removed_and_renamed_are_found_by_listing_their_folder_alone(
+    tmp_path: Path, monkeypatch
+) -> None:
+    repo, cfg, conn = _repo(tmp_path)
+    walked: list[object] = []
+    walk = notes_scan.walk
+
+    def counted(*args: Path) -> notes_scan.Walk:
+        walked.append(args)
+        return walk(*args)
+
+    monkeypatch.setattr(notes_scan, "walk", counted)
+    try:
+        _write(repo, "notes/memories/m-2.md", "---\nid: m-2\n---\nDeploys wait for the canary.\n")
+        result = notes_index.refresh(conn, cfg)
+        assert result.updated == ("notes/memories/m-2.md",) and result.total == 4
+        (repo / "notes/memories/m-2.md").rename(repo / "notes/memories/m-3.md")
+        result = notes_index.refresh(conn, cfg)
+        assert result.updated == ("notes/memories/m-3.md",) and result.removed == ("notes/memories/m-2.md",)
+        (repo / "notes/index.md").unlink()
+        result = notes_index.refresh(conn, cfg)
+        assert result.removed == ("notes/index.md",) and result.total == 3
+        assert sorted(_words(conn, "canary")) == ["notes/memories/m-3.md", "notes/ops/deploy.md"]
+        assert walked == []
+        (repo / "notes/team").mkdir()  # a new folder: only a walk finds what it holds
+        _write(repo, "notes/team/onboarding.md", "# Onboarding\n")
+        assert notes_index.refresh(conn, cfg).updated == ("notes/team/onboarding.md",) and len(walked) == 1
     finally:
         conn.close()
 

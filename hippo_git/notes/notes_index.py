@@ -137,10 +137,10 @@ def _refresh(
     if paths is None:
         notes_rel = notes_scan.top_rel(cfg)
         seen = notes_scan.look(conn, cfg.root, notes_rel)
-        if seen is not None and not seen.changed:
+        if seen is not None and not (seen.changed or seen.gone or seen.listed):
             return RefreshResult((), (), seen.total)
-        if seen is not None:  # only notes edited in place: no walk, no loading of every row
-            on_disk, scope, folders, exact = seen.changed, set(seen.changed), seen.folders, True
+        if seen is not None:  # only what changed is compared with its row: no walk, no full load
+            on_disk, scope, folders, exact = seen.changed, {*seen.changed, *seen.gone}, seen.folders, True
             known = seen.total
         else:
             found = notes_scan.walk(cfg.notes_path, cfg.root)
@@ -151,8 +151,9 @@ def _refresh(
     todo = [p for p, stat in on_disk.items() if stored.get(p, (None, None, None))[1:] != stat]
     gone = [p for p in stored if p not in on_disk]
     now = time.time_ns()
-    # Only a look at folders unchanged for a while may stand for "nothing changed" later.
-    settled = full and notes_scan.storable(folders, exact, now)
+    # Only a complete, exact look may stand for "nothing changed" later (recent writes in it are
+    # kept with mtime 0, so they are looked at again).
+    settled = full and notes_scan.storable(exact)
     if not todo and not gone:
         if full:
             _keep_look(conn, folders if settled else None, notes_rel, now)

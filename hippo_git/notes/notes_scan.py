@@ -19,6 +19,7 @@ import sqlite3
 from array import array
 from collections.abc import Iterable
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import NamedTuple
 
 from hippo_git.config import Config
@@ -100,26 +101,26 @@ def walk(folder: Path, root: Path) -> Walk:
     return Walk(found, folders, exact)
 
 
-def storable(folders: list[Folder], exact: bool, now_ns: int) -> bool:
-    """Whether a look at `folders` may be stored: exact, and no folder changed within RACY_NS (a
-    note added in the same clock tick would leave the same folder mtime)."""
-    return exact and all(f.mtime_ns <= now_ns - RACY_NS for f in folders)
+def storable(exact: bool) -> bool:
+    """Whether a look may be stored: not when it holds a linked note or missed a folder."""
+    return exact
 
 
 def store(conn: sqlite3.Connection, folders: list[Folder], notes_rel: str, now_ns: int) -> None:
-    """Keep `folders` as the last complete look (inside the caller's transaction). A note written
-    within RACY_NS is kept with mtime 0, as its row is: the next look reads it again, so a second
-    write in the same clock tick is not missed."""
+    """Keep `folders` as the last complete look (inside the caller's transaction). A note or a
+    folder written within RACY_NS is kept with mtime 0 (a note's row too): the next look reads
+    the note or lists the folder again, so a second write in the same clock tick is not missed."""
+    recent = now_ns - RACY_NS
     rows = []
     for f in folders:
         stats = f.stats
-        recent = now_ns - RACY_NS
         if any(stats[i] > recent for i in range(1, len(stats), 2)):
             stats = array("q", stats)
             for i in range(1, len(stats), 2):
                 if stats[i] > recent:
                     stats[i] = 0
-        rows.append((f.rel, f.mtime_ns, "\0".join(f.names), stats.tobytes()))
+        mtime_ns = f.mtime_ns if f.mtime_ns <= recent else 0
+        rows.append((f.rel, mtime_ns, "\0".join(f.names), stats.tobytes()))
     conn.execute("DELETE FROM scan")
     conn.executemany("INSERT INTO scan(folder, mtime_ns, names, stats) VALUES (?,?,?,?)", rows)
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MANIFEST_KEY, notes_rel))
@@ -132,58 +133,99 @@ def drop(conn: sqlite3.Connection) -> None:
 
 
 class Look(NamedTuple):
-    changed: dict[str, tuple[int, int]]  # notes whose (size, mtime_ns) differ from the stored look
+    changed: dict[str, tuple[int, int]]  # notes new or edited since the stored look: (size, mtime_ns)
+    gone: list[str]  # notes removed since
     folders: list[Folder]  # the folders as seen now
     total: int  # notes
+    listed: bool  # a folder was listed again: the look is worth storing even if nothing changed
+
+
+def _relist(fd: int, rel: str, known: set[str]) -> tuple[list[str], array[int]] | None:
+    """A folder whose mtime changed, listed again: its notes and their stats; None when a folder
+    was added in it or a note is a link (the full walk knows what to do with those)."""
+    names: list[str] = []
+    stats: array[int] = array("q")
+    for name in os.listdir(fd):
+        if name.startswith("."):
+            continue
+        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if S_ISDIR(st.st_mode):
+            if (f"{rel}/{name}" if rel else name) not in known:
+                return None
+        elif name.endswith(".md"):
+            if not S_ISREG(st.st_mode):
+                return None
+            names.append(name)
+            stats.append(st.st_size)
+            stats.append(st.st_mtime_ns)
+    return names, stats
 
 
 def look(conn: sqlite3.Connection, root: Path, notes_rel: str) -> Look | None:
-    """The notes changed in place since the stored look (often none); None when a note may have
-    been added, removed or renamed (a folder's mtime changed), or no look is stored: then the
-    caller walks."""
+    """What changed since the stored look (often nothing): notes edited in place, and in a folder
+    whose mtime changed, notes added or removed. None when a folder was added or removed or no
+    look is stored: then the caller walks."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (MANIFEST_KEY,)).fetchone()
     if row is None or row[0] != notes_rel:
         return None
     rows = conn.execute("SELECT folder, mtime_ns, names, stats FROM scan").fetchall()
     if not rows:
         return None
+    known = {r[0] for r in rows}
     stat = os.stat
     top = str(root)
     changed: dict[str, tuple[int, int]] = {}
+    gone: list[str] = []
     folders: list[Folder] = []
     count = 0
+    relisted = False
     for rel, mtime_ns, names, stats in rows:
         try:
             fd = os.open(os.path.join(top, rel), os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             return None
+        stored = names.split("\0") if names else []
         try:
-            if os.fstat(fd).st_mtime_ns != mtime_ns:
-                return None
-            listed = names.split("\0") if names else []
-            seen: array[int] = array("q")
-            for name in listed:
-                st = stat(name, dir_fd=fd, follow_symlinks=False)
-                seen.append(st.st_size)
-                seen.append(st.st_mtime_ns)
+            now_mtime = os.fstat(fd).st_mtime_ns
+            if now_mtime == mtime_ns:
+                listed = stored
+                seen: array[int] = array("q")
+                for name in listed:
+                    st = stat(name, dir_fd=fd, follow_symlinks=False)
+                    seen.append(st.st_size)
+                    seen.append(st.st_mtime_ns)
+            else:
+                found = _relist(fd, rel, known)
+                if found is None:
+                    return None
+                listed, seen = found
         except OSError:
             return None
         finally:
             os.close(fd)
-        if seen.tobytes() != stats:
+        prefix = f"{rel}/" if rel else ""
+        if listed is not stored:
+            relisted = True
+            before = array("q", stats)
+            old = {name: (before[2 * i], before[2 * i + 1]) for i, name in enumerate(stored)}
+            for i, name in enumerate(listed):
+                if old.pop(name, None) != (seen[2 * i], seen[2 * i + 1]):
+                    changed[prefix + name] = (seen[2 * i], seen[2 * i + 1])
+            gone += [prefix + name for name in old]
+        elif seen.tobytes() != stats:
             before = array("q", stats)
             for i, name in enumerate(listed):
                 if seen[2 * i] != before[2 * i] or seen[2 * i + 1] != before[2 * i + 1]:
-                    changed[f"{rel}/{name}" if rel else name] = (seen[2 * i], seen[2 * i + 1])
-        folders.append(Folder(rel, mtime_ns, listed, seen))
+                    changed[prefix + name] = (seen[2 * i], seen[2 * i + 1])
+        folders.append(Folder(rel, now_mtime, listed, seen))
         count += len(listed)
-    return Look(changed, folders, count)
+    return Look(changed, gone, folders, count, relisted)
 
 
 def unchanged(conn: sqlite3.Connection, root: Path, notes_rel: str) -> int | None:
     """The number of notes when none changed since the stored look; None otherwise."""
     found = look(conn, root, notes_rel)
-    return found.total if found is not None and not found.changed else None
+    return found.total if found is not None and not found.changed and not found.gone else None
 
 
 def stat_some(cfg: Config, paths: Iterable[str]) -> tuple[dict[str, tuple[int, int]], set[str]]:

@@ -1,15 +1,17 @@
-"""Which note files there are, and the quick look that tells whether any changed since the last.
+"""Which note files there are, and the quick look that tells what changed since the last.
 
 A full walk lists every folder under `notes_dir` and stats every `.md` file. After a complete
-refresh whose folders were all settled (none changed in the last two seconds), the walk is
-stored folder by folder: the folder's mtime, its notes' names, and their sizes and mtimes. The
-next `look` then lists nothing and builds no manifest: one `fstat` per folder (a note added,
+refresh the walk is stored folder by folder: the folder's mtime, its notes' names, and their
+sizes and mtimes (a folder or note written in the last two seconds with mtime 0, so it is looked
+at again: a second write in the same clock tick leaves the same mtime). The next `look` lists no
+folder whose mtime is unchanged and builds no manifest: one `fstat` per folder (a note added,
 removed or renamed changes its folder's mtime) and one `lstat` per stored note, compared as
-packed bytes (an edit in place changes the note's own size or mtime, and only the notes that
-differ are named, so ten edited notes cost ten notes' reading, not a walk). Anything else (a
-different folder mtime, a missing folder or note, no stored look) sends the caller to the full
-walk. Notes that are symbolic links, and folders that cannot be read, are never stored
-this way: their targets can change without any of these stats changing.
+packed bytes (an edit in place changes the note's own size or mtime). Only a folder whose mtime
+changed is listed again, and only the notes that differ are named, so ten edited notes or one
+remembered memory cost those notes, not a walk and a load of every row. A new or removed folder
+or no stored look sends the caller to the full walk. Notes that are symbolic links, and folders
+that cannot be read, are never stored this way: their targets can change without any of these
+stats changing.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 from hippo_git.config import load_config
 from hippo_git.memories.framing import context_extra
 from hippo_git.memories.service import remember_text
-from hippo_git.notes import notes_index
+from hippo_git.notes import notes_db, notes_index, notes_scan
 from hippo_git.notes.context import build_context
 from tests.conftest import make_repo, run_cli
 from tests.test_notes_index import OLD, _write
@@ -25,7 +25,7 @@ def test_walk_finds_nested_notes_and_keeps_links_inside(tmp_path: Path) -> None:
     os.symlink(repo / "outside/secret.md", repo / "notes/a/escape.md")
     os.symlink(repo / "notes/top.md", repo / "notes/a/b/alias.md")
     cfg = load_config(repo)
-    found = notes_index._walk(cfg.notes_path, cfg.root)
+    found = notes_scan.walk(cfg.notes_path, cfg.root).files
     assert sorted(found) == ["notes/a/b/alias.md", "notes/a/b/c/deep.md", "notes/top.md"]
     assert found["notes/top.md"] == (len("# Top\n"), OLD * 1_000_000_000)
 
@@ -60,7 +60,7 @@ def test_one_look_never_trusts_a_new_in_memory_index(tmp_path: Path) -> None:
     cfg = load_config(repo)
     with notes_index.one_look():
         for _ in range(2):  # each in-memory index starts empty and must be filled
-            conn = notes_index._connect(":memory:")
+            conn = notes_db.connect(":memory:")
             try:
                 assert notes_index.refresh(conn, cfg).updated == ("notes/deploy.md",)
             finally:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 from hippo_git.config import Config
 from hippo_git.index.timewords import TimeSpan, find_time
@@ -48,8 +48,9 @@ NEAR_CANDIDATES = 50
 AFTER_BOOST = 0.5  # … created in the week after the span (events are told after they happen)
 
 
-@dataclass(frozen=True)
-class Recalled:
+class Recalled(NamedTuple):
+    """One recalled item (a NamedTuple: a dataclass costs a cold `recall` its compilation)."""
+
     kind: str  # memory | note
     id: str  # memory id, or the note's path
     path: str
@@ -62,8 +63,8 @@ class Recalled:
     tags: tuple[str, ...]
     reviewed: bool
     score: float
-    parts: dict[str, float] = field(default_factory=dict)
-    usage: dict[str, object] = field(default_factory=dict)
+    parts: dict[str, float]
+    usage: dict[str, object]
 
     @property
     def tokens(self) -> int:
@@ -141,9 +142,10 @@ def rejected_ids(store: Store) -> set[str]:
 
 
 def candidates(
-    stores: Iterable[Store], query: str, limit: int = CANDIDATES
+    stores: Iterable[Store], query: str, limit: int = CANDIDATES, *, notes_too: bool = True
 ) -> tuple[list[Candidate], list[tuple[str, float, str, str]]]:
-    """Memory candidates of every store, and the workspace's note candidates (path, bm25, body, title)."""
+    """Memory candidates of every store, and (`notes_too`) the workspace's note candidates
+    (path, bm25, body, title)."""
     mems: list[Candidate] = []
     notes: list[tuple[str, float, str, str]] = []
     for store in stores:
@@ -160,7 +162,7 @@ def candidates(
                     (from_front(data if isinstance(data, dict) else {}, body, path), bm25, store.name, True)
                 )
             mems += _near(conn, store, mems, rejected)
-            if store.name == "workspace":
+            if store.name == "workspace" and notes_too:
                 notes = [
                     (p, s, b, t)
                     for p, s, _, b, t in search(conn, store, query, NOTE_CANDIDATES, memories=False)
@@ -267,6 +269,7 @@ def rank(
                 reviewed=True,
                 score=relevance * NOTE_WEIGHT,
                 parts={"relevance": relevance, "note": NOTE_WEIGHT},
+                usage={},
             )
         )
     out.sort(key=lambda r: (-r.score, r.id))
@@ -311,7 +314,7 @@ def recall(
     span, rest = find_time(query, now)
     if span is not None and not rest.strip():
         rest = query  # nothing but a time: look for its words too
-    mems, note_hits = candidates(stores, rest)
+    mems, note_hits = candidates(stores, rest, notes_too=notes)
     if proposals is not None:
         mems += proposals(rest, CANDIDATES)
     conn = usage_db.connect(home)

@@ -173,6 +173,10 @@ def search(
         return []
     low, high = _in_folder(store.prefix)
     where = "n.path >= ? AND n.path < ?" if memories else "(n.path < ? OR n.path >= ?)"
+    # Nothing of the kind (no memories among 5,000 notes, or only memories): no need to rank
+    # every match of the query only to find none of them kind.
+    if conn.execute(f"SELECT 1 FROM notes n WHERE {where} LIMIT 1", (low, high)).fetchone() is None:
+        return []
     # Bodies are read for the winners only: reading them for every match costs more than ranking.
     sql = (
         "SELECT w.path, w.rank, w.front, (SELECT body FROM notes_fts WHERE rowid = w.id), w.title FROM"

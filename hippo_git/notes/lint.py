@@ -160,7 +160,12 @@ def lint_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
     if cached is not None:
         counts: dict[str, int] = json.loads(cached)
         return counts
-    counts = index_counts(cfg, conn)
+    from hippo_git.notes.lint_facts import counts_from_facts
+
+    try:
+        counts = counts_from_facts(cfg, conn)  # only the edited notes' links are resolved again
+    except sqlite3.OperationalError:
+        counts = index_counts(cfg, conn)  # a busy or read-only index: counted from scratch
     notes_index.set_meta(conn, key, json.dumps(counts))
     return counts
 

@@ -1,61 +1,39 @@
-"""A per-workspace cache of the parsed notes with a full-text index (SQLite FTS5).
+"""A per-workspace cache of the parsed notes with a full-text index (SQLite FTS5): keeping it
+in line with the files, and reading it.
 
-Lives in `$HIPPO_HOME/notes/<sha of the worktree root>.sqlite`: a cache, never the truth (the
-notes are). Each read refreshes it incrementally: one `stat` per note file, compared with the
-stored (size, mtime); only changed notes are read and parsed again, so the agent-hook path stays
-fast with thousands of notes. A file changed less than two seconds ago is stored with mtime 0,
-so a second write within the same clock tick is still seen on the next refresh.
+The file and its schema are `notes_db.py`. Each read refreshes the index incrementally: a quick
+look (`notes_scan.look`, one `stat` per note compared with the last complete look) answers the
+common cases, nothing changed or a few notes edited in place; otherwise a walk compares every
+note's (size, mtime) with its row. Only changed notes are read and parsed again, so the
+agent-hook path stays fast with thousands of notes. A file changed less than two seconds ago is stored with mtime 0, so a second
+write within the same clock tick is still seen on the next refresh.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
-from pathlib import Path
 from typing import NamedTuple
 
 from hippo_git.config import Config
+from hippo_git.notes import notes_scan
+from hippo_git.notes.notes_db import MIGRATIONS as MIGRATIONS
+from hippo_git.notes.notes_db import get_meta as get_meta
+from hippo_git.notes.notes_db import index_file as index_file
+from hippo_git.notes.notes_db import lint_cache_key as lint_cache_key
+from hippo_git.notes.notes_db import open_notes_index as open_notes_index
+from hippo_git.notes.notes_db import set_meta as set_meta
 from hippo_git.notes.parse import Link, Note, parse_note_text
 from hippo_git.notes.resolve import Resolver, link_keys
 
-_RACY_NS = 2_000_000_000
-_MANIFEST_KEY = "manifest"
-
-MIGRATIONS: tuple[tuple[str, str], ...] = (
-    (
-        "0001_notes",
-        """
-        CREATE TABLE notes(
-            id INTEGER PRIMARY KEY,
-            path TEXT NOT NULL UNIQUE,
-            name TEXT NOT NULL,
-            title TEXT NOT NULL,
-            size INTEGER NOT NULL,
-            mtime_ns INTEGER NOT NULL,
-            front TEXT NOT NULL,
-            front_error TEXT,
-            links TEXT NOT NULL
-        );
-        CREATE VIRTUAL TABLE notes_fts USING fts5(title, names, body, tokenize='porter unicode61');
-        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE link_keys(tbl TEXT NOT NULL, key TEXT NOT NULL, path TEXT NOT NULL);
-        CREATE INDEX link_keys_lookup ON link_keys(tbl, key);
-        CREATE INDEX link_keys_path ON link_keys(path);
-        """,
-    ),
-    (
-        # Imported memories carry `origin` and `seq`: recall looks up a memory's neighbours by them.
-        "0002_front_origin_seq",
-        """
-        CREATE INDEX notes_origin_seq ON notes(json_extract(front, '$.origin'), json_extract(front, '$.seq'));
-        """,
-    ),
-)
+_RACY_NS = notes_scan.RACY_NS
+# meta key set by a complete full refresh, cleared by one a deadline cut short: a refresh of
+# named paths (post-merge) builds the whole index first while it is missing.
+BUILT_KEY = "built"
 
 
 class RefreshResult(NamedTuple):
@@ -69,121 +47,8 @@ class RefreshResult(NamedTuple):
         return bool(self.updated or self.removed)
 
 
-def _fnv1a64(data: bytes) -> int:
-    # A stable hash without loading hashlib/OpenSSL (~2.5 ms) on the agent-hook path.
-    value = 0xCBF29CE484222325
-    for byte in data:
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return value
-
-
-def index_file(cfg: Config) -> Path:
-    """`$HIPPO_HOME/notes/<hash of the worktree root>.sqlite`: one index per worktree."""
-    return cfg.home / "notes" / f"{_fnv1a64(str(cfg.root).encode('utf-8')):016x}.sqlite"
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    conn.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
-    for name, sql in MIGRATIONS:
-        if name in done:
-            continue
-        with conn:
-            for statement in sql.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))
-
-
-def _connect(path: Path | str) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout = 10000")
-    if str(path) != ":memory:":
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-    _migrate(conn)
-    return conn
-
-
-def open_notes_index(cfg: Config) -> sqlite3.Connection:
-    """Open (creating or rebuilding when unreadable) this workspace's notes index.
-
-    Falls back to an in-memory index when $HIPPO_HOME cannot be written: slower, never wrong.
-    """
-    path = index_file(cfg)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            return _connect(path)
-        except sqlite3.DatabaseError:
-            # A cache: a corrupt or foreign file is thrown away and rebuilt from the notes.
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-            return _connect(path)
-    except (OSError, sqlite3.OperationalError):
-        return _connect(":memory:")
-
-
-def _walk(folder: Path, root: Path) -> dict[str, tuple[int, int]]:
-    """Repo-relative path → (size, mtime_ns) of every visible `.md` file under `folder`.
-
-    Each folder is listed through its descriptor, so each note's `stat` looks up one name, not
-    the whole path again (one `stat` per note is most of what a refresh costs)."""
-    found: dict[str, tuple[int, int]] = {}
-    top = str(folder)
-    inside = os.path.realpath(folder) + os.sep  # a linked note must not lead out of the notes
-    base = top[len(str(root)) + 1 :].replace(os.sep, "/")
-    stack = [(top, base + "/" if base else "")]
-    while stack:
-        current, rel = stack.pop()
-        try:
-            fd = os.open(current, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            continue
-        try:
-            with os.scandir(fd) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if name.startswith("."):
-                        continue
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            stack.append((os.path.join(current, name), f"{rel}{name}/"))
-                        elif name.endswith(".md") and entry.is_file():
-                            if entry.is_symlink() and not os.path.realpath(
-                                os.path.join(current, name)
-                            ).startswith(inside):
-                                continue
-                            st = entry.stat()
-                            found[rel + name] = (st.st_size, st.st_mtime_ns)
-                    except OSError:
-                        continue
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-    return found
-
-
-def _stat_some(cfg: Config, paths: Iterable[str]) -> tuple[dict[str, tuple[int, int]], set[str]]:
-    """(stats of the given notes that exist, the given paths inside notes_dir)."""
-    prefix = cfg.notes_dir.strip("/") + "/"
-    found: dict[str, tuple[int, int]] = {}
-    wanted: set[str] = set()
-    for rel in paths:
-        rel = rel.replace("\\", "/").lstrip("/")
-        if not rel.startswith(prefix) or not rel.endswith(".md"):
-            continue
-        wanted.add(rel)
-        try:
-            st = (cfg.root / rel).stat()
-        except OSError:
-            continue
-        found[rel] = (st.st_size, st.st_mtime_ns)
-    return found, wanted
-
-
 def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_id: int | None) -> None:
+    keys = set(link_keys(note.name, note.path, note.title))
     links = json.dumps([[link.target, link.label, link.line] for link in note.links], ensure_ascii=False)
     front = json.dumps(note.front, ensure_ascii=False, default=str)
     values = (note.path, note.name, note.title, size, mtime_ns, front, note.front_error, links)
@@ -202,17 +67,13 @@ def _store(conn: sqlite3.Connection, note: Note, size: int, mtime_ns: int, row_i
         conn.execute("DELETE FROM link_keys WHERE path = ?", (note.path,))
     conn.executemany(
         "INSERT INTO link_keys(tbl, key, path) VALUES (?,?,?)",
-        [(tbl, key, note.path) for tbl, key in set(link_keys(note.name, note.path, note.title))],
+        [(tbl, key, note.path) for tbl, key in keys],
     )
     names = note.name.removesuffix(".md").replace("/", " ").replace("-", " ").replace("_", " ")
     conn.execute(
         "INSERT INTO notes_fts(rowid, title, names, body) VALUES (?,?,?,?)",
         (row_id, note.title, names, note.body),
     )
-
-
-def _manifest(on_disk: dict[str, tuple[int, int]]) -> str:
-    return "\n".join(f"{p}\t{s}\t{m}" for p, (s, m) in on_disk.items())
 
 
 # Index files whose full refresh already ran inside the current `one_look()` block.
@@ -268,38 +129,45 @@ def refresh(
 def _refresh(
     conn: sqlite3.Connection, cfg: Config, paths: Iterable[str] | None, deadline: float | None
 ) -> RefreshResult:
-    manifest = None
+    full = paths is None
+    folders: list[notes_scan.Folder] = []
+    exact = False
+    scope: set[str] | None = None
+    known: int | None = None  # the number of notes, when the look tells it
     if paths is None:
-        on_disk = _walk(cfg.notes_path, cfg.root)
-        scope: set[str] | None = None
-        manifest = _manifest(on_disk)
-        if manifest == get_meta(conn, _MANIFEST_KEY):
-            return RefreshResult((), (), len(on_disk))
+        notes_rel = notes_scan.top_rel(cfg)
+        seen = notes_scan.look(conn, cfg.root, notes_rel)
+        if seen is not None and not (seen.changed or seen.gone or seen.listed):
+            return RefreshResult((), (), seen.total)
+        if seen is not None:  # only what changed is compared with its row: no walk, no full load
+            on_disk, scope, folders, exact = seen.changed, {*seen.changed, *seen.gone}, seen.folders, True
+            known = seen.total
+        else:
+            found = notes_scan.walk(cfg.notes_path, cfg.root)
+            on_disk, folders, exact = found.files, found.folders, found.exact
     else:
-        on_disk, scope = _stat_some(cfg, paths)
-    stored = {
-        row[0]: (row[1], row[2], row[3])
-        for row in conn.execute("SELECT path, id, size, mtime_ns FROM notes")
-        if scope is None or row[0] in scope
-    }
+        on_disk, scope = notes_scan.stat_some(cfg, paths)
+    stored = _stored(conn, scope)
     todo = [p for p, stat in on_disk.items() if stored.get(p, (None, None, None))[1:] != stat]
     gone = [p for p in stored if p not in on_disk]
     now = time.time_ns()
-    # Only a manifest without recently written files may stand for "nothing changed" later.
-    settled = manifest is not None and all(now - m >= _RACY_NS for _, m in on_disk.values())
+    # Only a complete, exact look may stand for "nothing changed" later (recent writes in it are
+    # kept with mtime 0, so they are looked at again).
+    settled = full and notes_scan.storable(exact)
     if not todo and not gone:
-        if settled and manifest is not None:
-            set_meta(conn, _MANIFEST_KEY, manifest)
-        return RefreshResult((), (), len(stored) if scope is not None else len(on_disk))
+        if full:
+            _keep_look(conn, folders if settled else None, notes_rel, now)
+        total = known if known is not None else len(stored) if scope is not None else len(on_disk)
+        return RefreshResult((), (), total)
     if deadline is not None and not _begin_before(conn, deadline):
-        return RefreshResult((), (), len(stored), complete=False)
+        return RefreshResult((), (), known if known is not None else len(stored), complete=False)
     if deadline is None:
         conn.execute("BEGIN IMMEDIATE")
     done: list[str] = []
     try:
         for rel in todo:
             if deadline is not None and time.monotonic() > deadline:
-                settled = False  # the manifest would claim notes this refresh never read
+                settled = False  # the stored look would claim notes this refresh never read
                 break
             done.append(rel)
             try:
@@ -310,25 +178,63 @@ def _refresh(
             note = parse_note_text(raw.decode("utf-8", errors="replace"), rel, cfg.notes_dir)
             size, mtime_ns = on_disk[rel]
             row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
-            _store(conn, note, size, 0 if now - mtime_ns < _RACY_NS else mtime_ns, row[0] if row else None)
+            mtime_ns = 0 if now - mtime_ns < _RACY_NS else mtime_ns
+            _store(conn, note, size, mtime_ns, row[0] if row else None)
         for rel in gone:
             row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
             if row:
                 conn.execute("DELETE FROM notes_fts WHERE rowid = ?", (row[0],))
                 conn.execute("DELETE FROM link_keys WHERE path = ?", (rel,))
                 conn.execute("DELETE FROM notes WHERE id = ?", (row[0],))
-        # Cached lint results describe the old notes; a partial refresh outdates the manifest.
-        conn.execute("DELETE FROM meta WHERE key LIKE 'lint:%'")
-        if settled and manifest is not None:
-            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (_MANIFEST_KEY, manifest))
+        # Cached lint results describe the old notes; a partial refresh outdates the stored look.
+        conn.execute("DELETE FROM meta WHERE key LIKE 'lint:%'")  # lint_facts: by triggers
+        if settled:
+            notes_scan.store(conn, folders, notes_rel, now)
         else:
-            conn.execute("DELETE FROM meta WHERE key = ?", (_MANIFEST_KEY,))
+            notes_scan.drop(conn)
+        if full and len(done) == len(todo):
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (BUILT_KEY,))
+        elif full:
+            conn.execute("DELETE FROM meta WHERE key = ?", (BUILT_KEY,))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     total = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
     return RefreshResult(tuple(done), tuple(gone), total, complete=len(done) == len(todo))
+
+
+def _stored(conn: sqlite3.Connection, scope: set[str] | None) -> dict[str, tuple[int, int, int]]:
+    """path → (row id, size, mtime_ns) of the indexed notes (only those in `scope`, when given)."""
+    sql = "SELECT path, id, size, mtime_ns FROM notes"
+    if scope is None:
+        return {row[0]: (row[1], row[2], row[3]) for row in conn.execute(sql)}
+    wanted = sorted(scope)
+    out: dict[str, tuple[int, int, int]] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        for row in conn.execute(f"{sql} WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+            out[row[0]] = (row[1], row[2], row[3])
+    return out
+
+
+def _keep_look(
+    conn: sqlite3.Connection, folders: list[notes_scan.Folder] | None, notes_rel: str, now: int
+) -> None:
+    """A full look found the index up to date: it is built, and a settled look (`folders`) is
+    stored. A busy or read-only cache only costs a walk next time."""
+    if folders is None and get_meta(conn, BUILT_KEY) is not None:
+        return
+    with contextlib.suppress(sqlite3.OperationalError):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (BUILT_KEY,))
+            if folders is not None:
+                notes_scan.store(conn, folders, notes_rel, now)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
 
 def _begin_before(conn: sqlite3.Connection, deadline: float) -> bool:
@@ -352,7 +258,7 @@ def refresh_notes_index(cfg: Config, paths: Iterable[str] | None = None) -> Refr
     """
     conn = open_notes_index(cfg)
     try:
-        if paths is not None and get_meta(conn, _MANIFEST_KEY) is None:
+        if paths is not None and get_meta(conn, BUILT_KEY) is None:
             paths = None  # never fully built (a fresh clone, an interrupted first run): build it all
         result = refresh(conn, cfg, paths)
         if result.changed or get_meta(conn, lint_cache_key(cfg)) is None:
@@ -432,21 +338,3 @@ class IndexResolver(Resolver):
             (table, key),
         )
         return {str(r[0]) for r in rows}
-
-
-def lint_cache_key(cfg: Config) -> str:
-    """Cached lint counts depend on these settings as well as on the notes."""
-    return "lint:" + json.dumps(
-        [cfg.notes_dir, cfg.notes_max_bytes, cfg.context.entry, list(cfg.context.required)]
-    )
-
-
-def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return None if row is None else str(row[0])
-
-
-def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
-    # A busy or read-only cache only costs a recomputation next time.
-    with contextlib.suppress(sqlite3.OperationalError):
-        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))

@@ -75,11 +75,8 @@ def test_the_check_catches_a_wrong_way_import(tmp_path: Path) -> None:
 
 
 MAX_LINES = 400  # the team's rule: a module over this is split into modules named for what they hold
-# Being split by other engineers now; the integrator empties this when their branches land.
-OVER_LIMIT_FOR_NOW = {
-    "config.py": "split on the config branch",
-    "notes/notes_index.py": "split on the notes-index branch",
-}
+# A module allowed over the limit for now, with the reason; the list only shrinks.
+OVER_LIMIT_FOR_NOW: dict[str, str] = {}
 
 
 def _over_limit(root: Path, limit: int = MAX_LINES) -> dict[str, int]:

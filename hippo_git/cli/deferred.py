@@ -16,7 +16,10 @@ import importlib
 import sys
 import types
 from importlib.machinery import PathFinder
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Imported by the search, context and hook paths, used there rarely if at all.
 RARELY_USED = ("inspect", "ipaddress", "hashlib", "json")

@@ -54,6 +54,11 @@ def _fast(args: list[str]) -> int | None:
         from hippo_git.cli.search_fast import run_fast
 
         code = run_fast(args[1:])
+    elif args[:1] == ["recall"]:
+        # An agent recalls at every prompt: the same, for its plain forms.
+        from hippo_git.cli.recall_fast import run_fast as run_recall
+
+        code = run_recall(args[1:])
     return code
 
 

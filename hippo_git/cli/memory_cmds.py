@@ -87,26 +87,16 @@ def recall_cmd(query: str, budget: int | None, limit: int, no_notes: bool, why: 
     Ranked by relevance × strength (half-life decay, extended by each recall) × recency ×
     confidence. Tiers: verified, observed, inferred, stale (not recalled for 30 days), note.
     """
+    from hippo_git.cli.recall_fast import recall_json, recall_lines
     from hippo_git.memories.service import recall_here
 
     items = recall_here(query, budget_tokens=budget, limit=limit, notes=not no_notes)
     if as_json:
-        emit_json([r.as_dict(why=True) if why else r.as_dict() for r in items])
-        return
-    if not items:
+        click.echo(recall_json(items, why))
+    elif not items:
         say("nothing recalled")
-        return
-    for r in items:
-        mark = " unreviewed" if not r.reviewed else " awaiting apply" if r.store == "proposals" else ""
-        when = f" {r.created[:10]}" if r.created else ""
-        head = f"{r.id}  [{r.tier}{mark}]{when}" + (f"  #{' #'.join(r.tags)}" if r.tags else "")
-        click.echo(head if r.kind == "memory" else f"{r.path}  [note] {r.title}")
-        text = r.text if r.kind == "memory" else r.text[:300]
-        click.echo("  " + text.replace("\n", "\n  "))
-        if why:
-            click.echo(
-                "  why: " + ", ".join(f"{k}={v:.3g}" for k, v in r.parts.items()) + f" → {r.score:.3g}"
-            )
+    else:
+        click.echo("\n".join(recall_lines(items, why)))
 
 
 @click.command("outcome")

@@ -28,12 +28,16 @@ if TYPE_CHECKING:
 
 __all__ = ["DEPTH", "K", "WEIGHT", "Reranker", "Vectors", "fuse", "load_vectors", "reranker"]
 
-# Measured on LoCoMo dev only (bench/recall.py --semantic --weights): with all-MiniLM-L6-v2 the
-# vector ranking alone is far weaker than the lexical one (@5 37 against 66), so it gets a small
-# weight, and a small K keeps the lexical top ranks apart (at K = 60 and weight 0.7, @5 fell 10
-# points). Weight 0.4 at K = 5 lifted every k: 66.7 / 76.5 / 84.8 / 90.7 against 65.8 / 75.1 / 83.0 / 88.3.
+# Measured on LoCoMo dev only (bench/recall.py --quick --semantic --weights): with all-MiniLM-L6-v2 the
+# vector ranking alone is far weaker than the lexical one (@5 47 against 66 even with the neighbour
+# views of `embed_store`), so it gets a smaller weight, and a small K keeps the lexical top ranks
+# apart (at K = 60 and weight 0.7, @5 fell 10 points). With the three views, weight 0.6 at K = 5:
+# 67.2 / 78.1 / 85.6 / 90.8 at recall@5 / 10 / 25 / 50, against the text alone at 0.4: 66.7 / 76.5 /
+# 84.8 / 90.7 and lexical alone 65.8 / 75.1 / 83.0 / 88.3. Score fusion (BM25 / its top + weight ×
+# cosine above the mean / its top) and rescoring every lexical candidate measured no better
+# (67.5 / 77.0 / 86.1 / 90.6 at its best weight), so the simpler rank fusion stays.
 K = 5.0
-WEIGHT = 0.4  # the vector ranking's weight against the lexical one's 1
+WEIGHT = 0.6  # the vector ranking's weight against the lexical one's 1
 DEPTH = 100  # candidates taken from each ranking
 
 Ranked = list[tuple[int, float]]
@@ -52,7 +56,8 @@ def fuse(lexical: Sequence[int], semantic: Sequence[int], weight: float = WEIGHT
 
 @dataclass(frozen=True)
 class Vectors:
-    """Every embedded turn of one model: ids and a (turns × dim) float32 matrix of unit rows."""
+    """Every embedded turn of one model: ids and a (turns × dim) float32 matrix, each row the mean
+    of the turn's view vectors."""
 
     ids: npt.NDArray[np.int64]
     matrix: npt.NDArray[np.float32]
@@ -98,7 +103,7 @@ def load_vectors(path: Path, model: str) -> Vectors | None:
         conn = open_store(path, readonly=True)
         try:
             rows = conn.execute(
-                "SELECT t.turn_id, v.vec FROM turn_hashes t JOIN vectors v ON v.hash = t.hash AND v.model = ?"
+                "SELECT t.turn_id, v.vec FROM turn_views t JOIN vectors v ON v.hash = t.hash AND v.model = ?"
                 " ORDER BY t.turn_id",
                 (model,),
             ).fetchall()
@@ -108,9 +113,13 @@ def load_vectors(path: Path, model: str) -> Vectors | None:
         return None  # not migrated yet, or unreadable: search stays lexical
     if not rows:
         return None
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), -1)
-    vectors = Vectors(ids, matrix.astype(np.float32))
+    # A turn's row is the mean of its views' vectors: its similarity to a query is then the mean
+    # of theirs (see `embed_store`). Rows are not unit length any more, and need not be.
+    turn_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    each = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), -1)
+    ids, first, counts = np.unique(turn_ids, return_index=True, return_counts=True)
+    sums = np.add.reduceat(each.astype(np.float32), first, axis=0)
+    vectors = Vectors(ids, (sums / counts[:, None]).astype(np.float32))
     _CACHE[key] = (stamp, vectors)
     return vectors
 

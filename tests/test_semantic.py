@@ -275,3 +275,42 @@ def test_cli_embed_then_search_reports_its_ranking(
     )
     res = hippo(["ingest", "--json"], cwd=repo)
     assert res.exit_code == 0 and json.loads(res.stdout)["embedding"]["embedded"] == 1
+
+
+def test_the_vector_ranking_takes_the_time_boost(encoder: Encoder, tmp_path: Path) -> None:
+    """A query that names a time lifts the turns of that time in the vector ranking too."""
+    from hippo_git.index.timewords import find_time
+
+    index = tmp_path / "index.sqlite"
+    texts = {
+        "jan": ("2026-01-05T10:00:00", "We adopted a puppy from the animal shelter"),
+        "mar": ("2026-03-12T10:00:00", "We brought home a small kitten from a friend"),
+        "ops": ("2026-03-13T10:00:00", "The deploy script pushes the container image to the registry"),
+        "tax": ("2026-03-14T10:00:00", "Filed the quarterly tax forms and paid the invoice"),
+        "git": ("2026-01-06T10:00:00", "Rebased the branch onto main and fixed the merge conflict"),
+    }
+    conn = connect(index)
+    conn.execute("BEGIN IMMEDIATE")
+    for sid, (when, text) in texts.items():
+        conn.execute(
+            "INSERT INTO sessions(id, harness, cwd, started) VALUES (?, 'claude-code', '/w', ?)", (sid, when)
+        )
+        conn.execute(
+            "INSERT INTO turns(session_id, seq, kind, text, ts) VALUES (?, 0, 'prompt', ?, ?)",
+            (sid, text, when),
+        )
+    conn.execute("COMMIT")
+    store = open_store(store_path(index))
+    embed_pending(conn, store, encoder)
+    store.close()
+    vectors = load_vectors(store_path(index), encoder.name)
+    assert vectors is not None
+    sid_of = dict(conn.execute("SELECT id, session_id FROM turns").fetchall())
+    rerank = reranker(conn, "our new pet", encoder, vectors)
+    plain = [sid_of[t] for t, _ in rerank([], [], [], None)]
+    assert plain[0] == "jan"
+    span, _ = find_time("in March 2026")
+    assert span is not None
+    timed = [sid_of[t] for t, _ in rerank([], [], [], span)]
+    assert timed[0] == "mar" and set(timed) == set(texts)
+    conn.close()

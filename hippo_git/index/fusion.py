@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from hippo_git.index.embed_model import Encoder
+    from hippo_git.index.timewords import TimeSpan
 
 __all__ = ["DEPTH", "K", "WEIGHT", "Reranker", "Vectors", "fuse", "load_vectors", "reranker"]
 
@@ -41,7 +42,8 @@ WEIGHT = 0.6  # the vector ranking's weight against the lexical one's 1
 DEPTH = 100  # candidates taken from each ranking
 
 Ranked = list[tuple[int, float]]
-Reranker = Callable[[Ranked, Sequence[str], Sequence[Any]], Ranked]
+Reranker = Callable[[Ranked, Sequence[str], Sequence[Any], "TimeSpan | None"], Ranked]
+POOL = 4  # × depth: the most similar turns a time boost may reorder
 
 
 def fuse(lexical: Sequence[int], semantic: Sequence[int], weight: float = WEIGHT, k: float = K) -> Ranked:
@@ -67,6 +69,13 @@ class Vectors:
 
     def nearest(self, query: npt.NDArray[np.float32], allowed: Sequence[int] | None, count: int) -> list[int]:
         """Ids of the `count` turns most similar to `query`, among `allowed` ones (None: all)."""
+        return [tid for tid, _ in self.scored(query, allowed, count)]
+
+    def scored(
+        self, query: npt.NDArray[np.float32], allowed: Sequence[int] | None, count: int
+    ) -> list[tuple[int, float]]:
+        """(id, similarity above the mean of the `allowed` turns') of the `count` most similar,
+        best first: above the mean, a time boost's factor means the same for every query."""
         import numpy as np
 
         if not len(self):
@@ -81,7 +90,8 @@ class Vectors:
         count = min(count, rows.size)
         top = np.argpartition(-sims, count - 1)[:count]
         top = top[np.argsort(-sims[top], kind="stable")]
-        return [int(self.ids[rows[i]]) for i in top]
+        mean = float(sims.mean())
+        return [(int(self.ids[rows[i]]), float(sims[i]) - mean) for i in top]
 
 
 _CACHE: dict[tuple[str, str], tuple[tuple[int, int], Vectors]] = {}
@@ -133,9 +143,11 @@ def reranker(
     weight: float = WEIGHT,
     depth: int = DEPTH,
 ) -> Reranker:
-    """The hook `search` calls with its lexical ranking and filters; it returns the fused ranking."""
+    """The hook `search` calls with its lexical ranking, filters and the time the query names; it
+    returns the fused ranking. The vector ranking takes the same time boost as the lexical one:
+    a question that names a time means the sessions of that time, whatever it resembles."""
 
-    def rerank(lexical: Ranked, where: Sequence[str], params: Sequence[Any]) -> Ranked:
+    def rerank(lexical: Ranked, where: Sequence[str], params: Sequence[Any], span: TimeSpan | None) -> Ranked:
         allowed: list[int] | None = None
         if where:
             allowed = [
@@ -146,7 +158,16 @@ def reranker(
                     list(params),
                 )
             ]
-        near = vectors.nearest(encoder.encode([query])[0], allowed, depth)
+        query_vector = encoder.encode([query])[0]
+        if span is None:
+            near = vectors.nearest(query_vector, allowed, depth)
+        else:
+            from hippo_git.index.search import time_factors
+
+            pool = vectors.scored(query_vector, allowed, depth * POOL)
+            factors = time_factors(conn, [tid for tid, _ in pool], span)
+            boosted = sorted(pool, key=lambda item: -max(item[1], 0.0) * factors.get(item[0], 1.0))
+            near = [tid for tid, _ in boosted[:depth]]
         return fuse([tid for tid, _ in lexical[:depth]], near, weight)
 
     return rerank

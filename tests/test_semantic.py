@@ -22,7 +22,7 @@ from hippo_git.index.embed import embed_index, ranking_for, refresh_after_ingest
 from hippo_git.index.embed_model import DEFAULT_MODEL, Encoder, available, load_encoder, model_folder
 from hippo_git.index.embed_store import (
     MIGRATIONS,
-    NEIGHBOUR_CHARS,
+    PAIR_CHARS,
     content_hash,
     embed_pending,
     open_store,
@@ -177,9 +177,11 @@ def test_a_turn_is_embedded_with_its_neighbours(encoder: Encoder, tmp_path: Path
     )
     grown = embed_pending(conn, store, encoder)
     assert (grown.embedded, grown.reused, grown.texts) == (2, 1, 2)
-    # A neighbour in a view is cut to NEIGHBOUR_CHARS: a long tool output leaves room for the turn.
+    # Each turn of a pair is cut to PAIR_CHARS: a long tool output leaves room for the turn.
     long = "x" * 5000
-    assert views("short turn", long, long)[1] == "x" * NEIGHBOUR_CHARS + "\nshort turn"
+    assert views("short turn", long, long)[1] == "x" * PAIR_CHARS + "\nshort turn"
+    # A turn's view with the turn after is the next turn's view with the turn before.
+    assert views(long, None, "short turn")[2] == views("short turn", long, None)[1]
     store.close()
     conn.close()
 

@@ -128,7 +128,7 @@ def load_vectors(path: Path, model: str) -> Vectors | None:
     turn_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     each = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), -1)
     ids, first, counts = np.unique(turn_ids, return_index=True, return_counts=True)
-    sums = np.add.reduceat(each.astype(np.float32), first, axis=0)
+    sums = np.add.reduceat(each, first, axis=0, dtype=np.float32)  # no float32 copy of every view
     vectors = Vectors(ids, (sums / counts[:, None]).astype(np.float32))
     _CACHE[key] = (stamp, vectors)
     return vectors

@@ -17,10 +17,18 @@ import pytest
 
 from hippo_git.config import Config
 from hippo_git.errors import HippoError
-from hippo_git.index.db import connect
+from hippo_git.index.db import connect, migrate
 from hippo_git.index.embed import embed_index, ranking_for, refresh_after_ingest
 from hippo_git.index.embed_model import DEFAULT_MODEL, Encoder, available, load_encoder, model_folder
-from hippo_git.index.embed_store import embed_pending, open_store, store_path
+from hippo_git.index.embed_store import (
+    MIGRATIONS,
+    PAIR_CHARS,
+    content_hash,
+    embed_pending,
+    open_store,
+    store_path,
+    views,
+)
 from hippo_git.index.fusion import fuse, load_vectors, reranker
 from hippo_git.index.search import search
 from hippo_git.signals.refresh import ingest
@@ -95,13 +103,15 @@ def test_fusion_is_weighted_reciprocal_rank() -> None:
     assert [t for t, _ in fuse([1, 2], [2, 1], weight=3.0, k=60)] == [2, 1]
 
 
-def _index(path: Path, texts: list[str]) -> sqlite3.Connection:
+def _index(path: Path, sessions: dict[str, list[str]]) -> sqlite3.Connection:
     conn = connect(path)
     conn.execute("BEGIN IMMEDIATE")
-    conn.execute("INSERT INTO sessions(id, harness, cwd) VALUES ('s1', 'claude-code', '/w')")
-    conn.executemany(
-        "INSERT INTO turns(session_id, seq, kind, text) VALUES ('s1', ?, 'prompt', ?)", list(enumerate(texts))
-    )
+    for sid, texts in sessions.items():
+        conn.execute("INSERT INTO sessions(id, harness, cwd) VALUES (?, 'claude-code', '/w')", (sid,))
+        conn.executemany(
+            "INSERT INTO turns(session_id, seq, kind, text) VALUES (?, ?, 'prompt', ?)",
+            [(sid, seq, text) for seq, text in enumerate(texts)],
+        )
     conn.execute("INSERT INTO turns_fts(rowid, text) SELECT id, text FROM turns")
     conn.execute("COMMIT")
     return conn
@@ -109,28 +119,88 @@ def _index(path: Path, texts: list[str]) -> sqlite3.Connection:
 
 def test_vectors_are_reused_by_content_hash(encoder: Encoder, tmp_path: Path) -> None:
     index = tmp_path / "index.sqlite"
-    conn = _index(index, ["alpha turn", "beta turn", "alpha turn"])
+    # Sessions of one turn: each of its views is its text alone.
+    conn = _index(index, {"s1": ["alpha turn"], "s2": ["beta turn"], "s3": ["alpha turn"]})
     store = open_store(store_path(index))
     first = embed_pending(conn, store, encoder)
-    assert (first.turns, first.embedded, first.reused) == (3, 2, 1)  # the same text once
+    assert (first.turns, first.embedded, first.reused, first.texts) == (3, 3, 0, 2)  # the same text once
     again = embed_pending(conn, store, encoder)
-    assert (again.embedded, again.reused) == (0, 3)
+    assert (again.embedded, again.reused, again.texts) == (0, 3, 0)
 
-    conn.execute("UPDATE turns SET text = 'gamma turn' WHERE seq = 1")
+    conn.execute("UPDATE turns SET text = 'gamma turn' WHERE session_id = 's2'")
     changed = embed_pending(conn, store, encoder)
-    assert changed.embedded == 1
+    assert (changed.embedded, changed.texts) == (1, 1)
 
     # A rebuilt index numbers its turns anew: the unchanged texts keep their vectors.
     conn.execute("DELETE FROM turns")
     conn.executemany(
-        "INSERT INTO turns(id, session_id, seq, kind, text) VALUES (?, 's1', ?, 'prompt', ?)",
-        [(100, 0, "gamma turn"), (101, 1, "alpha turn")],
+        "INSERT INTO turns(id, session_id, seq, kind, text) VALUES (?, ?, 0, 'prompt', ?)",
+        [(100, "s1", "gamma turn"), (101, "s2", "alpha turn")],
     )
     rebuilt = embed_pending(conn, store, encoder)
-    assert (rebuilt.turns, rebuilt.embedded) == (2, 0)
+    assert (rebuilt.turns, rebuilt.embedded, rebuilt.texts) == (2, 0, 0)
     vectors = load_vectors(store_path(index), encoder.name)
     assert vectors is not None and sorted(vectors.ids.tolist()) == [100, 101]
     assert store.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3  # alpha, beta, gamma
+    store.close()
+    conn.close()
+
+
+def test_a_turn_is_embedded_with_its_neighbours(encoder: Encoder, tmp_path: Path) -> None:
+    """A reply is found by what its question asked: its vector is the mean of its text alone,
+    with the turn before and with the turn after (`embed_store.VIEWS`)."""
+    import numpy as np
+
+    index = tmp_path / "index.sqlite"
+    question = "Which city did you move to for the new job?"
+    reply = "Lisbon, last spring. The light there is wonderful."
+    conn = _index(index, {"s1": [question, reply]})
+    store = open_store(store_path(index))
+    summary = embed_pending(conn, store, encoder)
+    # Views: the question alone (also its view with no turn before), question + reply (the
+    # question's view with the turn after and the reply's with the turn before), the reply alone.
+    assert (summary.embedded, summary.texts) == (2, 3)
+    assert views(reply, question, None) == (reply, f"{question}\n{reply}", reply)
+    vectors = load_vectors(store_path(index), encoder.name)
+    assert vectors is not None
+    alone, joined = encoder.encode([reply, f"{question}\n{reply}"])
+    row = vectors.matrix[vectors.ids.tolist().index(2)]
+    assert np.allclose(row, (2 * alone + joined) / 3, atol=1e-2)  # float16 in the store
+    # The reply's own text does not say it was a move for a job; with its question it does.
+    query = encoder.encode(["relocating to another city for work"])[0]
+    assert row @ query > alone @ query
+
+    # A session that grows: two new texts, the reply with the new turn (the reply's view with the
+    # turn after, and the new turn's with the turn before) and the new turn alone.
+    conn.execute(
+        "INSERT INTO turns(session_id, seq, kind, text) VALUES ('s1', 2, 'prompt', 'Do you miss home?')"
+    )
+    grown = embed_pending(conn, store, encoder)
+    assert (grown.embedded, grown.reused, grown.texts) == (2, 1, 2)
+    # Each turn of a pair is cut to PAIR_CHARS: a long tool output leaves room for the turn.
+    long = "x" * 5000
+    assert views("short turn", long, long)[1] == "x" * PAIR_CHARS + "\nshort turn"
+    # A turn's view with the turn after is the next turn's view with the turn before.
+    assert views(long, None, "short turn")[2] == views("short turn", long, None)[1]
+    store.close()
+    conn.close()
+
+
+def test_a_store_of_the_first_design_keeps_its_text_vectors(encoder: Encoder, tmp_path: Path) -> None:
+    """Migration 0002 turns the old one-hash-a-turn table into view 0 of each turn."""
+    index = tmp_path / "index.sqlite"
+    conn = _index(index, {"s1": ["alpha turn"]})
+    path = store_path(index)
+    old = sqlite3.connect(path, isolation_level=None)
+    migrate(old, MIGRATIONS[:1])
+    vec = encoder.encode(["alpha turn"])[0].astype("float16").tobytes()
+    old.execute("INSERT INTO vectors VALUES (?, ?, ?)", (encoder.name, content_hash("alpha turn"), vec))
+    old.execute("INSERT INTO turn_hashes VALUES (1, ?)", (content_hash("alpha turn"),))
+    old.close()
+    # Read-only search before the migration: lexical only, not a crash.
+    assert load_vectors(path, encoder.name) is None
+    store = open_store(path)
+    assert (embed_pending(conn, store, encoder).texts) == 0
     store.close()
     conn.close()
 
@@ -207,3 +277,42 @@ def test_cli_embed_then_search_reports_its_ranking(
     )
     res = hippo(["ingest", "--json"], cwd=repo)
     assert res.exit_code == 0 and json.loads(res.stdout)["embedding"]["embedded"] == 1
+
+
+def test_the_vector_ranking_takes_the_time_boost(encoder: Encoder, tmp_path: Path) -> None:
+    """A query that names a time lifts the turns of that time in the vector ranking too."""
+    from hippo_git.index.timewords import find_time
+
+    index = tmp_path / "index.sqlite"
+    texts = {
+        "jan": ("2026-01-05T10:00:00", "We adopted a puppy from the animal shelter"),
+        "mar": ("2026-03-12T10:00:00", "We brought home a small kitten from a friend"),
+        "ops": ("2026-03-13T10:00:00", "The deploy script pushes the container image to the registry"),
+        "tax": ("2026-03-14T10:00:00", "Filed the quarterly tax forms and paid the invoice"),
+        "git": ("2026-01-06T10:00:00", "Rebased the branch onto main and fixed the merge conflict"),
+    }
+    conn = connect(index)
+    conn.execute("BEGIN IMMEDIATE")
+    for sid, (when, text) in texts.items():
+        conn.execute(
+            "INSERT INTO sessions(id, harness, cwd, started) VALUES (?, 'claude-code', '/w', ?)", (sid, when)
+        )
+        conn.execute(
+            "INSERT INTO turns(session_id, seq, kind, text, ts) VALUES (?, 0, 'prompt', ?, ?)",
+            (sid, text, when),
+        )
+    conn.execute("COMMIT")
+    store = open_store(store_path(index))
+    embed_pending(conn, store, encoder)
+    store.close()
+    vectors = load_vectors(store_path(index), encoder.name)
+    assert vectors is not None
+    sid_of = dict(conn.execute("SELECT id, session_id FROM turns").fetchall())
+    rerank = reranker(conn, "our new pet", encoder, vectors)
+    plain = [sid_of[t] for t, _ in rerank([], [], [], None)]
+    assert plain[0] == "jan"
+    span, _ = find_time("in March 2026")
+    assert span is not None
+    timed = [sid_of[t] for t, _ in rerank([], [], [], span)]
+    assert timed[0] == "mar" and set(timed) == set(texts)
+    conn.close()

@@ -25,19 +25,25 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from hippo_git.index.embed_model import Encoder
+    from hippo_git.index.timewords import TimeSpan
 
 __all__ = ["DEPTH", "K", "WEIGHT", "Reranker", "Vectors", "fuse", "load_vectors", "reranker"]
 
-# Measured on LoCoMo dev only (bench/recall.py --semantic --weights): with all-MiniLM-L6-v2 the
-# vector ranking alone is far weaker than the lexical one (@5 37 against 66), so it gets a small
-# weight, and a small K keeps the lexical top ranks apart (at K = 60 and weight 0.7, @5 fell 10
-# points). Weight 0.4 at K = 5 lifted every k: 66.7 / 76.5 / 84.8 / 90.7 against 65.8 / 75.1 / 83.0 / 88.3.
+# Measured on LoCoMo dev only (bench/recall.py --quick --semantic --weights): with all-MiniLM-L6-v2 the
+# vector ranking alone is far weaker than the lexical one (@5 47 against 66 even with the neighbour
+# views of `embed_store`), so it gets a smaller weight, and a small K keeps the lexical top ranks
+# apart (at K = 60 and weight 0.7, @5 fell 10 points). With the three views, weight 0.6 at K = 5:
+# 67.2 / 78.1 / 85.6 / 90.8 at recall@5 / 10 / 25 / 50, against the text alone at 0.4: 66.7 / 76.5 /
+# 84.8 / 90.7 and lexical alone 65.8 / 75.1 / 83.0 / 88.3. Score fusion (BM25 / its top + weight ×
+# cosine above the mean / its top) and rescoring every lexical candidate measured no better
+# (67.5 / 77.0 / 86.1 / 90.6 at its best weight), so the simpler rank fusion stays.
 K = 5.0
-WEIGHT = 0.4  # the vector ranking's weight against the lexical one's 1
+WEIGHT = 0.6  # the vector ranking's weight against the lexical one's 1
 DEPTH = 100  # candidates taken from each ranking
 
 Ranked = list[tuple[int, float]]
-Reranker = Callable[[Ranked, Sequence[str], Sequence[Any]], Ranked]
+Reranker = Callable[[Ranked, Sequence[str], Sequence[Any], "TimeSpan | None"], Ranked]
+POOL = 4  # × depth: the most similar turns a time boost may reorder
 
 
 def fuse(lexical: Sequence[int], semantic: Sequence[int], weight: float = WEIGHT, k: float = K) -> Ranked:
@@ -52,7 +58,8 @@ def fuse(lexical: Sequence[int], semantic: Sequence[int], weight: float = WEIGHT
 
 @dataclass(frozen=True)
 class Vectors:
-    """Every embedded turn of one model: ids and a (turns × dim) float32 matrix of unit rows."""
+    """Every embedded turn of one model: ids and a (turns × dim) float32 matrix, each row the mean
+    of the turn's view vectors."""
 
     ids: npt.NDArray[np.int64]
     matrix: npt.NDArray[np.float32]
@@ -62,6 +69,13 @@ class Vectors:
 
     def nearest(self, query: npt.NDArray[np.float32], allowed: Sequence[int] | None, count: int) -> list[int]:
         """Ids of the `count` turns most similar to `query`, among `allowed` ones (None: all)."""
+        return [tid for tid, _ in self.scored(query, allowed, count)]
+
+    def scored(
+        self, query: npt.NDArray[np.float32], allowed: Sequence[int] | None, count: int
+    ) -> list[tuple[int, float]]:
+        """(id, similarity above the mean of the `allowed` turns') of the `count` most similar,
+        best first: above the mean, a time boost's factor means the same for every query."""
         import numpy as np
 
         if not len(self):
@@ -76,7 +90,8 @@ class Vectors:
         count = min(count, rows.size)
         top = np.argpartition(-sims, count - 1)[:count]
         top = top[np.argsort(-sims[top], kind="stable")]
-        return [int(self.ids[rows[i]]) for i in top]
+        mean = float(sims.mean())
+        return [(int(self.ids[rows[i]]), float(sims[i]) - mean) for i in top]
 
 
 _CACHE: dict[tuple[str, str], tuple[tuple[int, int], Vectors]] = {}
@@ -96,7 +111,7 @@ def load_vectors(path: Path, model: str) -> Vectors | None:
         conn = open_store(path, readonly=True)
         try:
             rows = conn.execute(
-                "SELECT t.turn_id, v.vec FROM turn_hashes t JOIN vectors v ON v.hash = t.hash AND v.model = ?"
+                "SELECT t.turn_id, v.vec FROM turn_views t JOIN vectors v ON v.hash = t.hash AND v.model = ?"
                 " ORDER BY t.turn_id",
                 (model,),
             ).fetchall()
@@ -108,9 +123,13 @@ def load_vectors(path: Path, model: str) -> Vectors | None:
         return None
     import numpy as np  # here: a lexical search with the extra installed but nothing embedded skips it
 
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), -1)
-    vectors = Vectors(ids, matrix.astype(np.float32))
+    # A turn's row is the mean of its views' vectors: its similarity to a query is then the mean
+    # of theirs (see `embed_store`). Rows are not unit length any more, and need not be.
+    turn_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    each = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), -1)
+    ids, first, counts = np.unique(turn_ids, return_index=True, return_counts=True)
+    sums = np.add.reduceat(each, first, axis=0, dtype=np.float32)  # no float32 copy of every view
+    vectors = Vectors(ids, (sums / counts[:, None]).astype(np.float32))
     _CACHE[key] = (stamp, vectors)
     return vectors
 
@@ -124,9 +143,11 @@ def reranker(
     weight: float = WEIGHT,
     depth: int = DEPTH,
 ) -> Reranker:
-    """The hook `search` calls with its lexical ranking and filters; it returns the fused ranking."""
+    """The hook `search` calls with its lexical ranking, filters and the time the query names; it
+    returns the fused ranking. The vector ranking takes the same time boost as the lexical one:
+    a question that names a time means the sessions of that time, whatever it resembles."""
 
-    def rerank(lexical: Ranked, where: Sequence[str], params: Sequence[Any]) -> Ranked:
+    def rerank(lexical: Ranked, where: Sequence[str], params: Sequence[Any], span: TimeSpan | None) -> Ranked:
         allowed: list[int] | None = None
         if where:
             allowed = [
@@ -137,7 +158,16 @@ def reranker(
                     list(params),
                 )
             ]
-        near = vectors.nearest(encoder.encode([query])[0], allowed, depth)
+        query_vector = encoder.encode([query])[0]
+        if span is None:
+            near = vectors.nearest(query_vector, allowed, depth)
+        else:
+            from hippo_git.index.search import time_factors
+
+            pool = vectors.scored(query_vector, allowed, depth * POOL)
+            factors = time_factors(conn, [tid for tid, _ in pool], span)
+            boosted = sorted(pool, key=lambda item: -max(item[1], 0.0) * factors.get(item[0], 1.0))
+            near = [tid for tid, _ in boosted[:depth]]
         return fuse([tid for tid, _ in lexical[:depth]], near, weight)
 
     return rerank

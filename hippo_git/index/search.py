@@ -92,7 +92,9 @@ def search(
     marks: tuple[str, str] = MARKS,
     now: datetime | None = None,
     snippet_tokens: int = SNIPPET_TOKENS,
-    rerank: Callable[[list[tuple[int, float]], Sequence[str], Sequence[Any]], list[tuple[int, float]]]
+    rerank: Callable[
+        [list[tuple[int, float]], Sequence[str], Sequence[Any], TimeSpan | None], list[tuple[int, float]]
+    ]
     | None = None,
 ) -> list[Hit]:
     """Turns matching `query`, best first. `cwds`/`session_ids` keep sessions under those folders or
@@ -133,7 +135,7 @@ def search(
             conn, expression, where, params, depth, span=span, common=plan.common, rowids=plan.rowids
         )
         if rerank is not None and not fts:
-            ranked = rerank(ranked, where, params)[: limit * 2]
+            ranked = rerank(ranked, where, params, span)[: limit * 2]
     except sqlite3.OperationalError as exc:
         if not fts or "locked" in str(exc) or "busy" in str(exc):
             raise
@@ -292,6 +294,19 @@ def _times_of(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str | None]
             chunk,
         )
         out.update((int(r[0]), r[1]) for r in rows)
+    return out
+
+
+def time_factors(conn: sqlite3.Connection, ids: list[int], span: TimeSpan) -> dict[int, float]:
+    """What the time boost multiplies each turn's score by (for the `[semantic]` extra's vector
+    ranking; `rank_turns` applies the same rule to the lexical scores)."""
+    end = _after(span)
+    out: dict[int, float] = {}
+    for tid, when in _times_of(conn, ids).items():
+        if span.holds(when):
+            out[tid] = 1 + TIME_BOOST
+        elif when is not None and span.end <= when < end:
+            out[tid] = 1 + AFTER_BOOST
     return out
 
 

@@ -57,7 +57,9 @@ def test_a_search_loads_hashlib_and_json_only_for_json(indexed: tuple[Path, obje
     imported, out = _imported(["search", "rebase"], repo)
     assert "hippo_git.index.search" in imported and out.startswith("abc111#")
     # inspect (and its ast, dis, tokenize) loads only when a dataclass lacks a docstring
-    assert not {"hashlib", "_hashlib", "json.decoder", "ipaddress", "ast", "dis", "tokenize"} & imported, sorted({"hashlib", "_hashlib", "json.decoder", "ipaddress", "ast", "dis", "tokenize"} & imported)
+    assert not {"hashlib", "_hashlib", "json.decoder", "ipaddress", "ast", "dis", "tokenize"} & imported, (
+        sorted({"hashlib", "_hashlib", "json.decoder", "ipaddress", "ast", "dis", "tokenize"} & imported)
+    )
     if not available():  # without the [semantic] extra, nothing of the embedding store or fusion loads
         assert not {"hippo_git.index.embed_store", "hippo_git.index.fusion"} & imported
     imported, out = _imported(["search", "rebase", "--json"], repo)

@@ -226,3 +226,19 @@ def test_applied_proposals_of_a_run_the_target_forked_from_and_of_none(root: Pat
     assert applied_proposals(store, tip, "r-none") == set()
     later = prop("notes/index.md", "- one more", turn=7)
     assert later.id not in applied_proposals(store, tip, "r1")
+
+
+def test_a_landed_change_whose_note_was_edited_since_is_stale_not_already(root: Path) -> None:
+    """`already` needs the note to hold exactly the change's `after`: an edit since, whether its
+    blob id sorts above or below that `after`, makes it stale."""
+    pcs = propose(root, "r1", THREE[:1])
+    review(root, pcs)
+    gate = confirm(root, "main", [pcs[0].commit])
+    assert fast_forward(root, "main", gate.confirmed).moved
+    seen = set()
+    for n in range(8):
+        tip = _human_edit(root, "notes/build.md", f"# Build\n\nEdited {n} after it landed.\n")
+        seen.add(GitStore(root).blob_at(tip, "notes/build.md") < pcs[0].after)
+        result = fast_forward(root, "main", gate.confirmed)
+        assert result.already == [] and [s.commit for s in result.stale] == [pcs[0].commit]
+    assert seen == {True, False}

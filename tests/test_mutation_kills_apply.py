@@ -242,3 +242,27 @@ def test_a_landed_change_whose_note_was_edited_since_is_stale_not_already(root: 
         result = fast_forward(root, "main", gate.confirmed)
         assert result.already == [] and [s.commit for s in result.stale] == [pcs[0].commit]
     assert seen == {True, False}
+
+
+@pytest.mark.parametrize("forged", ["0" * 40, "f" * 40])
+def test_a_hippo_before_trailer_above_or_below_the_parents_blob_is_refused(root: Path, forged: str) -> None:
+    """The trailer must equal the note's blob in the parent, even with a receipt that matches."""
+    pc = propose(root, "r1", THREE[:1])[0]
+    store = GitStore(root)
+    info = store.commit_info(pc.commit)
+    message = info.message.replace(f"Hippo-Before: {pc.before}", f"Hippo-Before: {forged}")
+    assert message != info.message
+    tree = git(root, "rev-parse", f"{pc.commit}^{{tree}}")
+    sha = git(root, "commit-tree", tree, "-p", pc.parent, "-m", message)
+    write_receipt(root, pc.receipt("confirm", REVIEWER).model_copy(update={"commit": sha}))
+    gate = confirm(root, "main", [sha])
+    reason = "its Hippo-Before trailer does not match its parent"
+    assert gate.confirmed == [] and gate.refused == [Refusal(pc.proposal_id, sha, pc.path, reason)]
+
+
+def test_moved_compares_the_tips_values(root: Path) -> None:
+    """Two reads of the same tip are two equal strings, not one object: not a move."""
+    first, second = git(root, "rev-parse", "main"), git(root, "rev-parse", "main")
+    assert first == second and first is not second
+    assert not ApplyResult("main", first, second).moved
+    assert ApplyResult("main", first, None).moved

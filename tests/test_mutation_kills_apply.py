@@ -4,6 +4,7 @@ already has, and what an apply leaves in the result, the reflog and the errors."
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hippo_git.config import load_config
 from hippo_git.dream.apply import (
     UNREVIEWED,
     ApplyResult,
+    Landed,
     Refusal,
     applied_proposals,
     apply_run,
@@ -266,3 +268,17 @@ def test_moved_compares_the_tips_values(root: Path) -> None:
     assert first == second and first is not second
     assert not ApplyResult("main", first, second).moved
     assert ApplyResult("main", first, None).moved
+
+
+def test_the_gates_results_are_read_only_values(root: Path) -> None:
+    """What the gate and an apply report cannot be altered after the fact by whoever holds them."""
+    pcs = propose(root, "r1", THREE[:2])
+    review(root, pcs[:1])
+    gate = confirm(root, "main", [pc.commit for pc in pcs])
+    result = fast_forward(root, "main", gate.confirmed)
+    [refusal], [landed] = gate.refused, result.applied
+    assert len({refusal, Refusal(*dataclasses.astuple(refusal))}) == 1  # a value: hashable
+    assert len({landed, Landed(landed.proposal, landed.commit, landed.path)}) == 1
+    for value, name in ((refusal, "reason"), (landed, "commit"), (gate, "target_tip"), (result, "new")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, name, "x")

@@ -282,3 +282,17 @@ def test_the_gates_results_are_read_only_values(root: Path) -> None:
     for value, name in ((refusal, "reason"), (landed, "commit"), (gate, "target_tip"), (result, "new")):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(value, name, "x")
+
+
+def test_a_change_confirmed_twice_carries_the_earliest_confirming_receipt(root: Path) -> None:
+    """Which review a replay copies is fixed: the first in time, whatever was written after."""
+    pc = propose(root, "r1", THREE[:1])[0]
+    first = pc.receipt("confirm", REVIEWER, reason="first").model_copy(
+        update={"time": "2026-01-01T00:00:00Z"}
+    )
+    other = REVIEWER.model_copy(update={"persona": "core/second"})
+    later = pc.receipt("confirm", other, reason="later").model_copy(update={"time": "2026-06-01T00:00:00Z"})
+    write_receipt(root, later)
+    write_receipt(root, first)
+    [change] = confirm(root, "main", [pc.commit]).confirmed
+    assert change.receipt == first

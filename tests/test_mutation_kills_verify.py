@@ -187,3 +187,36 @@ def test_a_missing_receipt_names_the_proposal_cut_to_12(ws: Path) -> None:  # no
         f"no receipt for proposal {proposal.id[:12]} (run `git hippo sync`, or fetch refs/notes/hippo/receipts)"
     )
     assert len(proposal.id) > 12
+
+
+def test_confirming_reviews_are_this_proposals_only_whatever_the_ids_order() -> None:
+    from hippo_git.dream.receipts import ReceiptBook, ReceiptEntry
+    from hippo_git.team.verify import confirming_reviews
+
+    def receipt(proposal: str, kind: str = "review") -> Receipt:
+        return Receipt(
+            kind=kind,  # type: ignore[arg-type]
+            proposal=proposal,
+            commit="c" * 40,
+            verdict="confirm",
+            path="notes/build.md",
+            before="1" * 40,
+            after="2" * 40,
+            patch_id="3" * 40,
+            reviewer=Reviewer(persona="core/skeptic", persona_sha256="0" * 64, argv=("scripted",)),
+            time="2026-01-02T03:04:05Z",
+        )
+
+    mine = receipt("m" * 12)
+    book = ReceiptBook()
+    book.add([ReceiptEntry("c" * 40, r) for r in (receipt("a" * 12), mine, receipt("z" * 12))])
+    book.add([ReceiptEntry("c" * 40, receipt("m" * 12, kind="revert"))])
+    assert confirming_reviews(book, "m" * 12, "c" * 40) == [mine, mine]  # by id, then on the commit
+    assert confirming_reviews(book, "m" * 12, "d" * 40) == [mine]  # found by id on another commit
+
+
+def test_a_rejection_names_the_first_reviews_reason(ws: Path) -> None:  # noqa: F811
+    sha, proposal = propose(ws, receipt=False)
+    _note(ws, sha, proposal=proposal.id, verdict="reject", reason="first")
+    _note(ws, sha, proposal=proposal.id, verdict="reject", reason="")
+    assert [c.reason for c in verify(ws).checks] == ["the review rejected it: first"]

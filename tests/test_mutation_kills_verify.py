@@ -220,3 +220,15 @@ def test_a_rejection_names_the_first_reviews_reason(ws: Path) -> None:  # noqa: 
     _note(ws, sha, proposal=proposal.id, verdict="reject", reason="first")
     _note(ws, sha, proposal=proposal.id, verdict="reject", reason="")
     assert [c.reason for c in verify(ws).checks] == ["the review rejected it: first"]
+
+
+def test_a_revert_receipt_that_binds_another_change_does_not_verify_a_rebased_revert(
+    ws: Path,  # noqa: F811
+) -> None:
+    sha, _ = propose(ws)
+    _note(ws, sha, proposal="p-other", kind="revert", reason="ana")  # binds the proposal, not its revert
+    git(ws, "-c", "core.hooksPath=/dev/null", "revert", "--no-edit", sha)
+    [check] = verify(ws, "HEAD~1..HEAD").checks
+    assert not check.ok and check.reason == (
+        f"a revert of {sha[:12]} without a revert receipt (only `git hippo revert` writes one)"
+    )

@@ -121,3 +121,39 @@ def test_a_failed_swap_puts_the_worktree_back(root: Path) -> None:
     assert (root / "notes/a.md").read_text() == "# A\n"
     assert (root / "notes/c d.md").read_text() == "a person's unrelated edit\n"
     assert git(root, "diff", "--cached", "--name-only", old) == ""
+
+
+def test_a_staged_new_content_with_another_file_on_disk_is_dirty_either_way(root: Path) -> None:
+    """Both the index entry and the file must hold `new`'s blob: a file that differs is dirty
+    whether its blob id sorts above or below the wanted one."""
+    store = GitStore(root)
+    old = git(root, "rev-parse", "main")
+    new = _child(root, old, {"notes/a.md": "# A\nnew\n"})
+    want = store.blob_at(new, "notes/a.md")
+    (root / "notes/a.md").write_text("# A\nnew\n")
+    git(root, "add", "notes/a.md")
+    seen = set()
+    for n in range(8):
+        text = f"# A\nnew {n}\n"
+        (root / "notes/a.md").write_text(text)
+        seen.add(store.write_blob(text.encode()) < want)
+        assert dirty_paths(root, ["notes/a.md"], store, new) == ["notes/a.md"]
+    assert seen == {True, False}
+
+
+def test_a_deleted_file_is_dirty_not_an_error(root: Path) -> None:
+    store = GitStore(root)
+    old = git(root, "rev-parse", "main")
+    new = _child(root, old, {"notes/a.md": "# A\nnew\n"})
+    (root / "notes/a.md").unlink()
+    assert dirty_paths(root, ["notes/a.md"], store, new) == ["notes/a.md"]
+
+
+def test_an_index_locked_by_another_git_process_still_shows_what_is_dirty(root: Path) -> None:
+    """The refresh is best effort: another process (an editor's `git status`) may hold the lock."""
+    store = GitStore(root)
+    old = git(root, "rev-parse", "main")
+    new = _child(root, old, {"notes/a.md": "# A\nnew\n"})
+    (root / "notes/a.md").write_text("mine\n")
+    (root / ".git/index.lock").write_text("")
+    assert dirty_paths(root, ["notes/a.md"], store, new) == ["notes/a.md"]

@@ -296,3 +296,20 @@ def test_a_change_confirmed_twice_carries_the_earliest_confirming_receipt(root: 
     write_receipt(root, first)
     [change] = confirm(root, "main", [pc.commit]).confirmed
     assert change.receipt == first
+
+
+@pytest.mark.parametrize(
+    ("field", "forged"),
+    [("before", "0" * 40), ("after", "0" * 40), ("patch_id", "0" * 40), ("path", "notes/a.md")]
+    + [("before", "f" * 40), ("after", "f" * 40), ("patch_id", "f" * 40), ("path", "notes/z.md")],
+)
+def test_a_receipt_fact_below_or_above_the_commits_does_not_match(
+    root: Path, field: str, forged: str
+) -> None:
+    """The receipt's facts must equal the commit's, not merely sort on one side of them."""
+    pc = propose(root, "r1", THREE[:1])[0]
+    assert getattr(pc, field) != forged
+    write_receipt(root, pc.receipt("confirm", REVIEWER).model_copy(update={field: forged}))
+    gate = confirm(root, "main", [pc.commit])
+    reason = "the receipt's path, blobs or patch-id do not match the commit"
+    assert gate.confirmed == [] and gate.refused == [Refusal(pc.proposal_id, pc.commit, pc.path, reason)]

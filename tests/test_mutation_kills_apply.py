@@ -313,3 +313,13 @@ def test_a_receipt_fact_below_or_above_the_commits_does_not_match(
     gate = confirm(root, "main", [pc.commit])
     reason = "the receipt's path, blobs or patch-id do not match the commit"
     assert gate.confirmed == [] and gate.refused == [Refusal(pc.proposal_id, pc.commit, pc.path, reason)]
+
+
+def test_applied_proposals_counts_every_run_commit_up_to_the_fork(root: Path) -> None:
+    """Two of three proposals land as they are (a fast-forward): both are the target's."""
+    store = GitStore(root)
+    pcs = propose(root, "r1", THREE)
+    review(root, pcs[:2])
+    result = apply_run(root, load_config(root), "r1")
+    assert result.new == pcs[1].commit and [a.replayed_from for a in result.applied] == [None, None]
+    assert applied_proposals(store, pcs[1].commit, "r1") == {pcs[0].proposal_id, pcs[1].proposal_id}

@@ -232,3 +232,17 @@ def test_a_revert_receipt_that_binds_another_change_does_not_verify_a_rebased_re
     assert not check.ok and check.reason == (
         f"a revert of {sha[:12]} without a revert receipt (only `git hippo revert` writes one)"
     )
+
+
+def test_a_revert_subject_naming_two_reverted_commits_is_not_a_revert(ws: Path) -> None:  # noqa: F811
+    sha, _ = propose(ws)
+    (ws / "notes/build.md").write_text("# Build\n\nRun make.\n")
+    git(ws, "commit", "-q", "-am", f"Revert two\n\nThis reverts commit {sha}.\nThis reverts commit {sha}.")
+    check = verify(ws).checks[-1]
+    assert check.reason == "not a proposal commit: Hippo-* trailers missing or malformed"
+
+
+def test_a_proposal_changing_two_files_names_no_path(ws: Path) -> None:  # noqa: F811
+    _, proposal = propose(ws, extra={"src/app.py": "x = 2\n"})
+    [check] = verify(ws).checks
+    assert (check.proposal, check.path) == (proposal.id, None)

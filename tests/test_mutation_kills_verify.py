@@ -246,3 +246,35 @@ def test_a_proposal_changing_two_files_names_no_path(ws: Path) -> None:  # noqa:
     _, proposal = propose(ws, extra={"src/app.py": "x = 2\n"})
     [check] = verify(ws).checks
     assert (check.proposal, check.path) == (proposal.id, None)
+
+
+def test_a_before_blob_above_the_notes_fails_too(ws: Path) -> None:  # noqa: F811
+    propose(ws, before_override="f" * 40)
+    assert [c.reason for c in verify(ws).checks] == ["the note's before blob differs from the receipt's"]
+
+
+def test_an_empty_commit_with_trailers_changes_no_note(ws: Path) -> None:  # noqa: F811
+    _, proposal = propose(ws)
+    (ws / ".git" / "MSG").write_text(commit_message(proposal, _blob(ws, "HEAD", "notes/build.md"), "r1"))
+    git(ws, "commit", "-q", "--allow-empty", "-F", ".git/MSG")
+    check = verify(ws).checks[-1]
+    assert (check.reason, check.path) == ("changes 0 files; a proposal changes exactly one note", None)
+
+
+def test_a_hippo_before_trailer_above_the_parents_blob_fails(ws: Path) -> None:  # noqa: F811
+    _, proposal = propose(ws, receipt=False)
+    git(ws, "commit", "-q", "--amend", "-m", commit_message(proposal, "f" * 40, "r1"))
+    [check] = verify(ws).checks
+    assert check.reason == "the Hippo-Before trailer does not match the note in the parent commit"
+
+
+@pytest.mark.parametrize("other", ["0" * 64, "f" * 64])
+def test_a_confirmation_of_a_proposal_sorting_either_side_does_not_count(
+    ws: Path,  # noqa: F811
+    other: str,
+) -> None:
+    sha, proposal = propose(ws, receipt=False)
+    assert other != proposal.id
+    _note(ws, sha, proposal=other)
+    [check] = verify(ws).checks
+    assert not check.ok and check.reason.startswith("no receipt for proposal")

@@ -278,3 +278,20 @@ def test_a_confirmation_of_a_proposal_sorting_either_side_does_not_count(
     _note(ws, sha, proposal=other)
     [check] = verify(ws).checks
     assert not check.ok and check.reason.startswith("no receipt for proposal")
+
+
+def test_a_binary_note_change_is_compared_by_gits_patch_id(ws: Path) -> None:  # noqa: F811
+    """Binary: no stable patch-id of our own, so git's is compared (and the patch then refused)."""
+    propose(ws, text="\0 binary\n")
+    [check] = verify(ws).checks
+    assert not check.ok and check.reason.startswith("the commit does not match its receipt:")
+
+
+def test_a_revert_names_its_first_revert_receipts_reason(ws: Path) -> None:  # noqa: F811
+    sha, _ = propose(ws)
+    git(ws, "-c", "core.hooksPath=/dev/null", "revert", "--no-edit", sha)
+    reverting = git(ws, "rev-parse", "HEAD")
+    _note(ws, reverting, proposal="0123456789abcdef", kind="revert", reason="ana")
+    _note(ws, reverting, proposal="0123456789abcdef", kind="revert", reason="")
+    [check] = verify(ws, "HEAD~1..HEAD").checks
+    assert check.ok and check.reason == "revert of 0123456789ab, ana"

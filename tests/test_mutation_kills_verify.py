@@ -295,3 +295,14 @@ def test_a_revert_names_its_first_revert_receipts_reason(ws: Path) -> None:  # n
     _note(ws, reverting, proposal="0123456789abcdef", kind="revert", reason="")
     [check] = verify(ws, "HEAD~1..HEAD").checks
     assert check.ok and check.reason == "revert of 0123456789ab, ana"
+
+
+@pytest.mark.parametrize("after", ["0" * 40, "f" * 40])
+def test_a_receipt_after_blob_either_side_of_the_commits_fails(ws: Path, after: str) -> None:  # noqa: F811
+    sha, proposal = propose(ws, receipt=False)
+    write_receipt(
+        ws, sha, proposal, verdict="confirm", before=_blob(ws, f"{sha}~1", "notes/build.md"), after=after
+    )
+    assert [c.reason for c in verify(ws).checks] == [
+        "the note's content differs from what was reviewed (edited after review?)"
+    ]

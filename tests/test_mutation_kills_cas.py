@@ -157,3 +157,19 @@ def test_an_index_locked_by_another_git_process_still_shows_what_is_dirty(root: 
     (root / "notes/a.md").write_text("mine\n")
     (root / ".git/index.lock").write_text("")
     assert dirty_paths(root, ["notes/a.md"], store, new) == ["notes/a.md"]
+
+
+def test_a_file_holding_the_new_content_over_another_staged_one_is_dirty_either_way(root: Path) -> None:
+    store = GitStore(root)
+    old = git(root, "rev-parse", "main")
+    new = _child(root, old, {"notes/a.md": "# A\nnew\n"})
+    want = store.blob_at(new, "notes/a.md")
+    seen = set()
+    for n in range(8):
+        text = f"# A\nstaged {n}\n"
+        (root / "notes/a.md").write_text(text)
+        git(root, "add", "notes/a.md")
+        seen.add(store.write_blob(text.encode()) < want)
+        (root / "notes/a.md").write_text("# A\nnew\n")
+        assert dirty_paths(root, ["notes/a.md"], store, new) == ["notes/a.md"]
+    assert seen == {True, False}

@@ -187,3 +187,122 @@ def test_a_missing_receipt_names_the_proposal_cut_to_12(ws: Path) -> None:  # no
         f"no receipt for proposal {proposal.id[:12]} (run `git hippo sync`, or fetch refs/notes/hippo/receipts)"
     )
     assert len(proposal.id) > 12
+
+
+def test_confirming_reviews_are_this_proposals_only_whatever_the_ids_order() -> None:
+    from hippo_git.dream.receipts import ReceiptBook, ReceiptEntry
+    from hippo_git.team.verify import confirming_reviews
+
+    def receipt(proposal: str, kind: str = "review") -> Receipt:
+        return Receipt(
+            kind=kind,  # type: ignore[arg-type]
+            proposal=proposal,
+            commit="c" * 40,
+            verdict="confirm",
+            path="notes/build.md",
+            before="1" * 40,
+            after="2" * 40,
+            patch_id="3" * 40,
+            reviewer=Reviewer(persona="core/skeptic", persona_sha256="0" * 64, argv=("scripted",)),
+            time="2026-01-02T03:04:05Z",
+        )
+
+    mine = receipt("m" * 12)
+    book = ReceiptBook()
+    book.add([ReceiptEntry("c" * 40, r) for r in (receipt("a" * 12), mine, receipt("z" * 12))])
+    book.add([ReceiptEntry("c" * 40, receipt("m" * 12, kind="revert"))])
+    assert confirming_reviews(book, "m" * 12, "c" * 40) == [mine, mine]  # by id, then on the commit
+    assert confirming_reviews(book, "m" * 12, "d" * 40) == [mine]  # found by id on another commit
+
+
+def test_a_rejection_names_the_first_reviews_reason(ws: Path) -> None:  # noqa: F811
+    sha, proposal = propose(ws, receipt=False)
+    _note(ws, sha, proposal=proposal.id, verdict="reject", reason="first")
+    _note(ws, sha, proposal=proposal.id, verdict="reject", reason="")
+    assert [c.reason for c in verify(ws).checks] == ["the review rejected it: first"]
+
+
+def test_a_revert_receipt_that_binds_another_change_does_not_verify_a_rebased_revert(
+    ws: Path,  # noqa: F811
+) -> None:
+    sha, _ = propose(ws)
+    _note(ws, sha, proposal="p-other", kind="revert", reason="ana")  # binds the proposal, not its revert
+    git(ws, "-c", "core.hooksPath=/dev/null", "revert", "--no-edit", sha)
+    [check] = verify(ws, "HEAD~1..HEAD").checks
+    assert not check.ok and check.reason == (
+        f"a revert of {sha[:12]} without a revert receipt (only `git hippo revert` writes one)"
+    )
+
+
+def test_a_revert_subject_naming_two_reverted_commits_is_not_a_revert(ws: Path) -> None:  # noqa: F811
+    sha, _ = propose(ws)
+    (ws / "notes/build.md").write_text("# Build\n\nRun make.\n")
+    git(ws, "commit", "-q", "-am", f"Revert two\n\nThis reverts commit {sha}.\nThis reverts commit {sha}.")
+    check = verify(ws).checks[-1]
+    assert check.reason == "not a proposal commit: Hippo-* trailers missing or malformed"
+
+
+def test_a_proposal_changing_two_files_names_no_path(ws: Path) -> None:  # noqa: F811
+    _, proposal = propose(ws, extra={"src/app.py": "x = 2\n"})
+    [check] = verify(ws).checks
+    assert (check.proposal, check.path) == (proposal.id, None)
+
+
+def test_a_before_blob_above_the_notes_fails_too(ws: Path) -> None:  # noqa: F811
+    propose(ws, before_override="f" * 40)
+    assert [c.reason for c in verify(ws).checks] == ["the note's before blob differs from the receipt's"]
+
+
+def test_an_empty_commit_with_trailers_changes_no_note(ws: Path) -> None:  # noqa: F811
+    _, proposal = propose(ws)
+    (ws / ".git" / "MSG").write_text(commit_message(proposal, _blob(ws, "HEAD", "notes/build.md"), "r1"))
+    git(ws, "commit", "-q", "--allow-empty", "-F", ".git/MSG")
+    check = verify(ws).checks[-1]
+    assert (check.reason, check.path) == ("changes 0 files; a proposal changes exactly one note", None)
+
+
+def test_a_hippo_before_trailer_above_the_parents_blob_fails(ws: Path) -> None:  # noqa: F811
+    _, proposal = propose(ws, receipt=False)
+    git(ws, "commit", "-q", "--amend", "-m", commit_message(proposal, "f" * 40, "r1"))
+    [check] = verify(ws).checks
+    assert check.reason == "the Hippo-Before trailer does not match the note in the parent commit"
+
+
+@pytest.mark.parametrize("other", ["0" * 64, "f" * 64])
+def test_a_confirmation_of_a_proposal_sorting_either_side_does_not_count(
+    ws: Path,  # noqa: F811
+    other: str,
+) -> None:
+    sha, proposal = propose(ws, receipt=False)
+    assert other != proposal.id
+    _note(ws, sha, proposal=other)
+    [check] = verify(ws).checks
+    assert not check.ok and check.reason.startswith("no receipt for proposal")
+
+
+def test_a_binary_note_change_is_compared_by_gits_patch_id(ws: Path) -> None:  # noqa: F811
+    """Binary: no stable patch-id of our own, so git's is compared (and the patch then refused)."""
+    propose(ws, text="\0 binary\n")
+    [check] = verify(ws).checks
+    assert not check.ok and check.reason.startswith("the commit does not match its receipt:")
+
+
+def test_a_revert_names_its_first_revert_receipts_reason(ws: Path) -> None:  # noqa: F811
+    sha, _ = propose(ws)
+    git(ws, "-c", "core.hooksPath=/dev/null", "revert", "--no-edit", sha)
+    reverting = git(ws, "rev-parse", "HEAD")
+    _note(ws, reverting, proposal="0123456789abcdef", kind="revert", reason="ana")
+    _note(ws, reverting, proposal="0123456789abcdef", kind="revert", reason="")
+    [check] = verify(ws, "HEAD~1..HEAD").checks
+    assert check.ok and check.reason == "revert of 0123456789ab, ana"
+
+
+@pytest.mark.parametrize("after", ["0" * 40, "f" * 40])
+def test_a_receipt_after_blob_either_side_of_the_commits_fails(ws: Path, after: str) -> None:  # noqa: F811
+    sha, proposal = propose(ws, receipt=False)
+    write_receipt(
+        ws, sha, proposal, verdict="confirm", before=_blob(ws, f"{sha}~1", "notes/build.md"), after=after
+    )
+    assert [c.reason for c in verify(ws).checks] == [
+        "the note's content differs from what was reviewed (edited after review?)"
+    ]

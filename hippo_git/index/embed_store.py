@@ -50,6 +50,8 @@ Progress = Callable[[int, int], None]  # (embedded so far, to embed)
 
 @dataclass(frozen=True)
 class EmbedSummary:
+    """What an embedding run did: the model, turns embedded or reused, time taken and store size."""
+
     model: str
     turns: int
     embedded: int

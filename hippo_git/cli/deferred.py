@@ -28,6 +28,8 @@ RARELY_USED = ("inspect", "ipaddress", "hashlib", "json")
 class _OnFirstUse(types.ModuleType):
     """Stands in for a module until one of its attributes is read."""
 
+    __cached__: str | None  # set by `defer`, as the import system sets a real module's
+
     def __getattr__(self, attr: str) -> Any:
         if sys.modules.get(self.__name__) is self:
             del sys.modules[self.__name__]

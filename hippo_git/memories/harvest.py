@@ -148,7 +148,7 @@ def lessons_from_git(repo: Path, days: int) -> list[Found]:
 
 @dataclass(frozen=True)
 class CommandRun:
-    """A command run under watch: its argv, exit status and the tail of its output."""
+    """A command run with its output passed through to the person: argv, exit status, the output's tail."""
 
     argv: tuple[str, ...]
     status: int

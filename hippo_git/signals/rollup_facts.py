@@ -83,7 +83,7 @@ class Edit:
 
 @dataclass(frozen=True)
 class Wait:
-    """A gap in a session, and whether it was spent waiting for a person."""
+    """A long gap between turns of a session, and whether a person's prompt ended it."""
 
     seq: int  # the turn after the gap
     ts: str | None

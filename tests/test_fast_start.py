@@ -38,12 +38,13 @@ def test_a_deferred_module_loads_when_first_used() -> None:
     ]
 
 
-def _imported(args: list[str], cwd: Path) -> tuple[set[str], str]:
+def _imported(args: list[str], cwd: Path, stdin: str | None = None) -> tuple[set[str], str]:
     """What `git-hippo ARGS` imports, started without `site`, as the git-hook shims start it."""
     start = f"import sys; sys.path[:0] = [{str(REPO_ROOT)!r}]; from hippo_git.__main__ import main; main()"
     proc = subprocess.run(
         [sys.executable, "-S", "-X", "importtime", "-c", start, *args],
         cwd=cwd,
+        input=stdin,
         capture_output=True,
         text=True,
     )
@@ -65,6 +66,24 @@ def test_a_search_loads_hashlib_and_json_only_for_json(indexed: tuple[Path, obje
     imported, out = _imported(["search", "rebase", "--json"], repo)
     assert "json.encoder" in imported and "_hashlib" not in imported
     assert json.loads(out)[0]["session_id"] == "abc111"
+
+
+# inspect and what it imports (a dataclass without a docstring loads them); traceback loads tokenize too
+INSPECT_AND_CO = {"inspect", "ast", "dis", "tokenize"}
+
+
+def test_a_cold_context_loads_no_inspect(indexed: tuple[Path, object]) -> None:  # noqa: F811
+    repo, _ = indexed
+    imported, out = _imported(["context"], repo)
+    assert "hippo_git.notes.context" in imported and out.strip()
+    assert not INSPECT_AND_CO & imported, sorted(INSPECT_AND_CO & imported)
+
+
+def test_the_session_start_hook_loads_no_inspect(indexed: tuple[Path, object]) -> None:  # noqa: F811
+    repo, _ = indexed
+    imported, out = _imported(["hook", "session-start"], repo, stdin="{}")
+    assert "hippo_git.notes.context" in imported and out.strip()
+    assert not INSPECT_AND_CO & imported, sorted(INSPECT_AND_CO & imported)
 
 
 def test_version_answers_without_click(tmp_path: Path) -> None:

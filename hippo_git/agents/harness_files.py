@@ -24,6 +24,8 @@ from hippo_git.files import write_text_atomic
 
 @dataclass(frozen=True)
 class Change:
+    """What one install step did to one part (hooks, MCP entry, block, rule) of one harness file."""
+
     file: str  # relative to the workspace root
     part: str  # hooks | mcp | block | rule
     action: str  # created | updated | unchanged | removed | deleted | absent

@@ -34,6 +34,8 @@ MCP_TOML_TABLE = ("mcp_servers", MCP_NAME)
 
 @dataclass
 class AgentResult:
+    """The outcome of `agent install`/`uninstall` for one harness: file changes and advice for the user."""
+
     harness: str
     root: Path
     changes: list[af.Change] = field(default_factory=list)

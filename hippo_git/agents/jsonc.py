@@ -58,6 +58,8 @@ def has_comments(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Member:
+    """Where a top-level member of a JSONC object sits: offsets of its key, and its value's start and end."""
+
     key_start: int
     value_start: int
     value_end: int

@@ -29,6 +29,8 @@ BLOCK_END = "<!-- hippo-git:end -->"
 
 @dataclass(frozen=True)
 class HookSpec:
+    """One hook a harness runs: its event, our `git hippo hook` name, timeout and optional matcher."""
+
     event: str  # the harness's event key, e.g. "SessionStart"
     name: str  # our hook name: the command is `git hippo hook <name>`
     kind: str  # SESSION_START | PROMPT | PRE_COMPACT | SESSION_END | STOP
@@ -43,6 +45,8 @@ class HookSpec:
 
 @dataclass(frozen=True)
 class HarnessSpec:
+    """Everything `agent install` writes for a harness: hooks file and style, MCP entry, instruction files."""
+
     name: str  # claude-code | codex | cursor | gemini
     transcript_harness: str  # the adapter name in hippo_git.transcripts.registry
     hooks_file: str  # relative to the workspace root

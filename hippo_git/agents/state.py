@@ -12,7 +12,6 @@ import json
 import os
 import re
 import time
-import traceback
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -55,6 +54,8 @@ def log(home: Path, event: str, message: str, exc: BaseException | None = None) 
         with path.open("a", encoding="utf-8") as fh:
             fh.write(f"{now_iso()} [{os.getpid()}] {event}: {message}\n")
             if exc is not None:
+                import traceback  # only on failure: it loads linecache and tokenize, on every hook otherwise
+
                 fh.write("".join(traceback.format_exception(exc)))
     except OSError:
         pass

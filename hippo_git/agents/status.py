@@ -20,6 +20,8 @@ from hippo_git.errors import HippoError
 
 @dataclass
 class HookStatus:
+    """One hook as `agent status` sees it: installed or not, and how its last run went."""
+
     event: str  # the harness's event key
     command: str
     installed: bool
@@ -40,6 +42,8 @@ class HookStatus:
 
 @dataclass
 class HarnessStatus:
+    """What is installed for one harness (hooks, instructions, MCP), its last ingest, and problems found."""
+
     harness: str
     hooks_file: str
     hooks: list[HookStatus] = field(default_factory=list)

@@ -42,6 +42,8 @@ Reply with one JSON object and nothing else:
 
 @dataclass(frozen=True)
 class EpisodeResult:
+    """Whether an episode summary was written for a captured stretch, and why (not)."""
+
     written: bool
     reason: str  # why not, or what was written
 

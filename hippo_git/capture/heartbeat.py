@@ -31,6 +31,8 @@ def lock_path(home: Path) -> Path:
 
 @dataclass
 class Heartbeat:
+    """The watcher's liveness and counters, as saved in `watch.json`."""
+
     pid: int = 0
     started: float = 0.0
     beat: float = 0.0  # the last time the loop was alive

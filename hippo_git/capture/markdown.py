@@ -44,6 +44,8 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 @dataclass
 class MarkdownRefresh:
+    """What a refresh of the extra Markdown folders read again, dropped, and how many documents remain."""
+
     updated: list[str] = field(default_factory=list)  # repo-relative paths read again
     removed: list[str] = field(default_factory=list)
     total: int = 0
@@ -51,6 +53,8 @@ class MarkdownRefresh:
 
 @dataclass(frozen=True)
 class DocumentHit:
+    """A search hit in an extra Markdown document: its path, title, snippet and score."""
+
     path: str  # repo-relative
     title: str
     snippet: str

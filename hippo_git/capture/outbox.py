@@ -38,6 +38,8 @@ def outbox_dir(home: Path) -> Path:
 
 @dataclass(frozen=True)
 class Item:
+    """One write waiting in the outbox: its file, kind, payload, writer and failed attempts."""
+
     path: Path
     kind: str
     data: dict[str, Any]
@@ -57,6 +59,8 @@ class Item:
 
 @dataclass
 class ReplayResult:
+    """What one outbox replay did: items replayed, the one it stopped at, or that it was skipped."""
+
     done: list[str] = field(default_factory=list)  # item names replayed and removed
     failed: str | None = None  # the item that failed (replay stops there, to keep the order)
     error: str = ""

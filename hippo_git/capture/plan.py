@@ -19,6 +19,8 @@ TRANSCRIPT, NOTES = "transcript", "notes"
 
 @dataclass(frozen=True)
 class Place:
+    """One folder the watcher watches: what it holds (transcripts or notes) and which workspaces read it."""
+
     path: str  # absolute, no trailing separator
     kind: str  # TRANSCRIPT | NOTES
     harness: str  # for transcripts; "" for notes
@@ -28,6 +30,8 @@ class Place:
 
 @dataclass
 class Plan:
+    """Everything the watcher watches: each workspace's config, the watched places, and unreadable configs."""
+
     configs: dict[str, Config] = field(default_factory=dict)  # workspace root → its config
     places: list[Place] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # workspaces whose config cannot be read

@@ -31,6 +31,8 @@ LABEL_PREFIX = "dev.hippo-git"
 
 @dataclass(frozen=True)
 class ServiceSpec:
+    """A user service to install: its command, log, environment, and nightly time if it is a timer job."""
+
     name: str  # "watch" | "schedule"
     description: str
     argv: tuple[str, ...]
@@ -41,6 +43,8 @@ class ServiceSpec:
 
 @dataclass
 class Installed:
+    """How a service is installed: the service manager, its files, and the commands run to (de)activate it."""
+
     manager: str
     files: list[Path]
     commands: list[list[str]] = field(default_factory=list)  # what was run to (de)activate it

@@ -29,6 +29,8 @@ def watch_spec(home: Path, env: Mapping[str, str]) -> service.ServiceSpec:
 
 @dataclass(frozen=True)
 class WatchStatus:
+    """The state of live capture: watcher process, installed service, heartbeat and outbox backlog."""
+
     running: bool
     pid: int | None
     installed: service.Installed | None

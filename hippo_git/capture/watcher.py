@@ -43,6 +43,8 @@ class WatchLock(FileLock):
 
 @dataclass
 class _Pending:
+    """A changed file waiting for its changes to settle before it is ingested."""
+
     path: str
     place: Place  # the watched place it is under
     first: float

@@ -28,6 +28,8 @@ RARELY_USED = ("inspect", "ipaddress", "hashlib", "json")
 class _OnFirstUse(types.ModuleType):
     """Stands in for a module until one of its attributes is read."""
 
+    __cached__: str | None  # set by `defer`, as the import system sets a real module's
+
     def __getattr__(self, attr: str) -> Any:
         if sys.modules.get(self.__name__) is self:
             del sys.modules[self.__name__]
@@ -46,4 +48,7 @@ def defer(names: tuple[str, ...] = RARELY_USED) -> None:
             continue
         stand_in = _OnFirstUse(name)
         stand_in.__spec__ = spec  # what importlib.util.find_spec(name) answers meanwhile
+        # site.main() (run late when python started with -S: the git-hook shims, `hook NAME`) reads
+        # every module's __file__ and __cached__; answering them here keeps the real module unloaded.
+        stand_in.__file__, stand_in.__cached__ = spec.origin, spec.cached
         sys.modules[name] = stand_in

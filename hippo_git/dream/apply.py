@@ -70,6 +70,8 @@ class ConfirmedChange:
 
 @dataclass(frozen=True)
 class Refusal:
+    """A proposal commit the gate would not land, and why (stale, or building on a refused change)."""
+
     proposal: str
     commit: str
     path: str
@@ -81,6 +83,8 @@ class Refusal:
 
 @dataclass(frozen=True)
 class Landed:
+    """A proposal that reached the target, with the commit that carries it there."""
+
     proposal: str
     commit: str  # the commit now on the target
     path: str
@@ -89,6 +93,8 @@ class Landed:
 
 @dataclass(frozen=True)
 class GateResult:
+    """The gate's verdict on a list of proposal commits against the target's tip: confirmed and refused."""
+
     target_tip: str
     confirmed: list[ConfirmedChange]
     refused: list[Refusal]
@@ -96,6 +102,8 @@ class GateResult:
 
 @dataclass(frozen=True)
 class ApplyResult:
+    """What an apply did to the target: its old and new tip, and the proposals landed, stale or refused."""
+
     target: str
     old: str | None
     new: str | None

@@ -19,6 +19,8 @@ def max_change_bytes(note_text: str) -> int:
 
 @dataclass(frozen=True)
 class TurnRef:
+    """A transcript turn a pass may cite as evidence, by session and sequence number."""
+
     session: str
     seq: int
     kind: str
@@ -50,6 +52,8 @@ class TurnRef:
 
 @dataclass(frozen=True)
 class NoteText:
+    """A note a pass may change: its text and the blob the proposal will build on."""
+
     path: str  # repo-relative, e.g. "notes/build.md"
     text: str
     blob: str  # blob id in the tree the proposal will build on
@@ -72,6 +76,8 @@ class NoteText:
 
 @dataclass(frozen=True)
 class SessionBrief:
+    """A session in a chunk, summed up for a pass: harness, times, task and handoff."""
+
     id: str
     harness: str = ""
     started: str | None = None

@@ -46,6 +46,8 @@ def iso(when: datetime) -> str:
 
 @dataclass(frozen=True)
 class Chunk:
+    """One time slice of a dream's window, processed as a unit."""
+
     since: datetime
     until: datetime
 
@@ -71,6 +73,8 @@ def earliest_start(records: Sequence[dict[str, Any]]) -> datetime | None:
 
 @dataclass
 class ChunkEvidence:
+    """What a chunk holds: its sessions, the notes they touched, and their turns."""
+
     sessions: list[SessionBrief] = field(default_factory=list)
     touched: dict[str, list[str]] = field(default_factory=dict)  # note path → session ids
     turns: list[TurnRef] = field(default_factory=list)

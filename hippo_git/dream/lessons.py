@@ -54,6 +54,8 @@ PASSES = {"correction": "corrections", "repeated_failure": "failures"}  # candid
 
 @dataclass(frozen=True)
 class Candidate:
+    """Something that went wrong more than once (a correction, a repeated failure), to draft a lesson from."""
+
     kind: str  # "correction" | "repeated_failure"
     value: str  # sha256 of the normalised correction or failing command
     turns: tuple[TurnRef, ...]  # what the drafting run is shown
@@ -63,6 +65,8 @@ class Candidate:
 
 @dataclass
 class ScanReport:
+    """What a lessons scan did: candidates found, lessons drafted, refused, rejected and sent to the inbox."""
+
     model: list[str] = field(default_factory=list)
     heuristic: bool = False
     candidates: int = 0

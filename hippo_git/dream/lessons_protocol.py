@@ -42,6 +42,8 @@ class LessonItem(BaseModel):
 
 @dataclass
 class LessonReply:
+    """A model's parsed lesson reply: the lessons read, the items rejected, or why none could be read."""
+
     lessons: list[LessonItem] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     unparsed: str | None = None

@@ -31,6 +31,8 @@ from hippo_git.memories.store import open_index, workspace_store
 
 @dataclass(frozen=True)
 class ProposedMemory:
+    """A memory proposed by an agent or an import: its commit, review verdict and whether it was applied."""
+
     memory: Memory
     status: str  # proposed | duplicate | near-duplicate | rejected | invalid
     commit: str | None = None

@@ -130,6 +130,8 @@ def land(cfg: Config, run_id: str, git: GitStore) -> set[str]:
 
 @dataclass(frozen=True)
 class PendingReview:
+    """The review verdict on one pending memory proposal, and whether it was applied."""
+
     run: str
     proposal: str
     path: str

@@ -32,6 +32,8 @@ CANDIDATES = 10
 
 @dataclass
 class SleepPlan:
+    """What sleep would do to the kept memories: which to merge into one, and which to retire."""
+
     merges: list[tuple[Memory, list[Memory], Memory]] = field(
         default_factory=list
     )  # (keeper, others, merged)

@@ -62,6 +62,8 @@ class PackRejected(HippoError):
 
 @dataclass
 class PackChange:
+    """What `packs add`/`update`/`remove` did to one pack, with its review receipt and diff."""
+
     name: str
     status: str  # "added" | "updated" | "up-to-date" | "local-edits" | "rejected" | "removed"
     commit: str | None = None

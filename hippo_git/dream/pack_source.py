@@ -22,6 +22,8 @@ SHIPPED = "shipped:"  # a pack that ships inside hippo_git: updated when hippo_g
 
 @dataclass(frozen=True)
 class Fetched:
+    """A pack's files as read from its source folder or git URL, with the ref and commit read."""
+
     name: str
     files: dict[str, bytes]
     source: str  # the folder (absolute) or URL as fetched

@@ -133,6 +133,8 @@ class Pass:
 
 @dataclass(frozen=True)
 class Pack:
+    """A loaded pack: its manifest, folder, where it came from (workspace or shipped) and its passes."""
+
     manifest: PackManifest
     root: Path
     source: str  # "workspace" | "shipped"

@@ -83,6 +83,8 @@ class Case(BaseModel):
 
 @dataclass
 class CaseResult:
+    """The outcome of one pack fixture: whether the proposals it led to were as expected, and what was not."""
+
     name: str
     description: str
     ok: bool

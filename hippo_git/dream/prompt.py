@@ -44,6 +44,8 @@ class Block:
 
 @dataclass(frozen=True)
 class Section:
+    """A titled part of a model prompt: hippo's introduction, then the fenced blocks it introduces."""
+
     title: str
     intro: str  # hippo's own words about the blocks that follow
     blocks: tuple[Block, ...] = ()

@@ -180,6 +180,8 @@ class ReviewReply(BaseModel):
 
 @dataclass
 class ProposeReply:
+    """A model's parsed propose reply: the proposals read, the items rejected, or why none could be read."""
+
     proposals: list[Proposal] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # items that were not proposals, with why
     unparsed: str | None = None  # why the whole reply was not read (None when it was)

@@ -57,6 +57,8 @@ class RegistryError(HippoError):
 
 @dataclass(frozen=True)
 class Registry:
+    """A pack registry as read: where it is, the base its entries' sources are relative to, and its index."""
+
     location: str  # as configured or given
     base: str  # the folder or URL that "" sources mean
     ref: str | None  # the commit of a git registry, so "" sources read the same commit
@@ -143,6 +145,8 @@ def entry_problems(entry: RegistryEntry, fetched: Fetched) -> list[str]:
 
 @dataclass
 class EntryCheck:
+    """The problems found with one registry entry (none: it is fine)."""
+
     name: str
     problems: list[str] = field(default_factory=list)
 
@@ -184,6 +188,8 @@ def resolve(location: str, name: str) -> tuple[Fetched, Registry]:
 
 @dataclass
 class BuildResult:
+    """A registry index file written from pack folders: the entries in it and the packs left out, with why."""
+
     path: Path
     entries: list[RegistryEntry]
     rejected: list[tuple[str, str]]  # (pack, reason): left out of the index

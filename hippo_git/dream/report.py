@@ -18,6 +18,8 @@ REPORT_VERSION = 1
 
 @dataclass
 class ProposalEntry:
+    """One proposal in a run report: what it changes, whether it was valid, its review, whether it landed."""
+
     id: str
     op: str
     path: str
@@ -34,6 +36,8 @@ class ProposalEntry:
 
 @dataclass
 class PassEntry:
+    """One pass over one chunk in a run report: what it read, its proposals, model calls and cost."""
+
     name: str
     notes: int = 0
     turns: int = 0
@@ -50,6 +54,8 @@ class PassEntry:
 
 @dataclass
 class ChunkEntry:
+    """One chunk of a run report: its time range, its passes, and what landed on the target."""
+
     since: str
     until: str
     sessions: int = 0
@@ -64,6 +70,8 @@ class ChunkEntry:
 
 @dataclass
 class RunReport:
+    """A whole dream run's report: its packs, model, window, chunks, status and limits."""
+
     run: str
     packs: list[str]
     model: list[str]

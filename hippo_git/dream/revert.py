@@ -36,6 +36,8 @@ SEARCH_LIMIT = 50_000  # commits of target history searched for the applied prop
 
 @dataclass(frozen=True)
 class RevertResult:
+    """The revert of one applied dream change: the commit undone and the revert commit made."""
+
     proposal: str
     applied: str  # the commit on the target that was reverted
     revert_commit: str

@@ -36,6 +36,8 @@ STEPS = ("propose", "validate", "commit", "review", "receipt", "apply", "state")
 
 @dataclass(frozen=True)
 class DreamOptions:
+    """How to run a dream: the window, the packs, and whether to commit or apply at all."""
+
     since: datetime | None = None
     until: datetime | None = None
     packs: tuple[str, ...] = ()

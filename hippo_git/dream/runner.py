@@ -96,6 +96,8 @@ class ModelRunError(HippoError):
 
 @dataclass(frozen=True)
 class ModelOutput:
+    """A model command's stdout, with how long it took and how many bytes went in and out."""
+
     stdout: str
     seconds: float
     bytes_in: int

@@ -35,6 +35,8 @@ SETTLER = Reviewer(persona="human", persona_sha256="", argv=("git", "hippo", "se
 
 @dataclass
 class Settled:
+    """What settling did with one stale proposal: re-proposed (with its review) or discarded."""
+
     proposal: str
     stale_commit: str
     path: str
@@ -47,6 +49,8 @@ class Settled:
 
 @dataclass
 class SettleResult:
+    """What `settle RUN` did with the run's stale proposals, and the new run it made, if any."""
+
     run: str
     how: str
     new_run: str | None = None

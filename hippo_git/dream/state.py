@@ -27,6 +27,8 @@ KEEP_RUNS = 20
 
 @dataclass
 class CurrentRun:
+    """The dream run in progress: its packs, window start, finished chunks and ingest marks."""
+
     run: str
     packs: list[str]
     since: str
@@ -40,6 +42,8 @@ class CurrentRun:
 
 @dataclass
 class DreamState:
+    """The saved dream state: each pack's window end and turn mark, the current run and recent runs."""
+
     windows: dict[str, str] = field(default_factory=dict)  # pack → end of the last finished chunk
     marks: dict[str, int] = field(default_factory=dict)  # pack → newest turn id its last run had
     current: CurrentRun | None = None

@@ -31,6 +31,8 @@ from hippo_git.git.objects import GitStore
 
 @dataclass(frozen=True)
 class ProposalView:
+    """A proposal commit as `proposals` shows it: its change, evidence, status, diff and receipts."""
+
     run: str
     commit: str
     proposal: str
@@ -217,6 +219,8 @@ def receipts_view(repo_root: Path, *, proposal: str | None = None) -> list[dict[
 
 @dataclass(frozen=True)
 class BranchProblem:
+    """Something wrong with the proposals branches, with what was seen and how to fix it."""
+
     saw: str
     fix: str
 

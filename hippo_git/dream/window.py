@@ -63,6 +63,8 @@ def _window_start(state: DreamState, packs: list[Pack], records: Sequence[dict[s
 
 @dataclass(frozen=True)
 class WindowPlan:
+    """Where a dream run starts and which of the turns in its window are new to its packs."""
+
     since: datetime | None  # where the run's window starts
     seen_id: int | None  # the packs' mark: turns ingested after it were not dreamt over
     seen_until: str | None  # the end of the packs' last window

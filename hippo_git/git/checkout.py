@@ -10,6 +10,8 @@ from hippo_git.git.repo import run_git
 
 @dataclass(frozen=True)
 class CheckoutOrigin:
+    """Where a local checkout comes from: its remote and URL, HEAD, and whether HEAD is pushed and clean."""
+
     remote: str  # the remote's name ("" when the checkout has none)
     url: str  # that remote's fetch URL
     commit: str  # HEAD

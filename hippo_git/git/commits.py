@@ -12,6 +12,8 @@ NULL = "0" * 40
 
 @dataclass(frozen=True)
 class FileChange:
+    """One file a commit changed: its path, blobs before and after, and status letter."""
+
     path: str
     old_blob: str  # NULL when added
     new_blob: str  # NULL when deleted
@@ -20,6 +22,8 @@ class FileChange:
 
 @dataclass(frozen=True)
 class CommitInfo:
+    """A commit in a range, with its parents, message and file changes."""
+
     sha: str
     parents: tuple[str, ...]
     message: str

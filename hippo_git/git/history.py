@@ -13,6 +13,8 @@ _FIELD = "\x1f"
 
 @dataclass(frozen=True)
 class LastChange:
+    """The last commit that changed a file: its id, author date and subject."""
+
     commit: str
     date: str  # author date, ISO 8601
     subject: str

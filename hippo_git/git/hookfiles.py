@@ -19,6 +19,8 @@ GIT_HOOKS = ("pre-commit", "post-merge")
 
 @dataclass(frozen=True)
 class HookChange:
+    """What installing or removing hippo's shim did to one git hook file."""
+
     hook: str
     path: Path
     # installed | updated | unchanged | chained-legacy | beside-pre-commit | removed | restored-legacy

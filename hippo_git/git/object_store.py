@@ -31,6 +31,8 @@ pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.COMMIT, 1 << 20)
 
 @dataclass(frozen=True)
 class CommitInfo:
+    """A commit as read from the object store: parents, tree, message, author and time."""
+
     sha: str
     parents: tuple[str, ...]
     tree: str

@@ -21,6 +21,8 @@ logging.getLogger("git").addHandler(logging.NullHandler())
 
 @dataclass(frozen=True)
 class PushOutcome:
+    """How a push went: accepted, rejected because the remote moved on, or already up to date."""
+
     ok: bool
     rejected: bool  # lost a race: the remote moved on (non-fast-forward, fetch first, ref locked)
     message: str

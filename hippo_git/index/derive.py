@@ -30,6 +30,8 @@ from hippo_git.index.workspace import Workspace, load_workspace, prefix_range
 
 @dataclass
 class RecordStats:
+    """Counts of the session records a derive wrote, removed, left unchanged or left as declared."""
+
     written: int = 0
     removed: int = 0
     unchanged: int = 0

@@ -77,6 +77,8 @@ Progress = Callable[[int, int], None]  # (embedded so far, to embed)
 
 @dataclass(frozen=True)
 class EmbedSummary:
+    """What an embedding run did: the model, turns embedded or reused, time taken and store size."""
+
     model: str
     turns: int
     embedded: int  # turns with a view not in the store before

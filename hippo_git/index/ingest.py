@@ -48,6 +48,8 @@ __all__ = ["FailedSource", "IngestSummary", "Progress", "ingest", "pending_sourc
 
 @dataclass
 class IngestSummary:
+    """What one ingest read and wrote: files, turns, sessions, failures, redactions and skipped records."""
+
     files_seen: int = 0
     files_read: int = 0
     files_skipped: int = 0  # unchanged since the last ingest

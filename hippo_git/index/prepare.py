@@ -65,6 +65,8 @@ class Task:
 
 @dataclass(slots=True)
 class PreparedSession:
+    """One session's rows from a source, redacted and ready to write, with its metadata, paths, mentions."""
+
     sid: str
     harness: str
     # cwd, title, started, ended, parent_id, model, git_branch

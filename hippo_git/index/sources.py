@@ -22,6 +22,8 @@ from hippo_git.transcripts.regular import is_regular_or_dir
 
 @dataclass(frozen=True)
 class Source:
+    """A transcript file or folder found for a harness, with the size and mtime that tell if it changed."""
+
     harness: str
     adapter: Adapter
     path: str  # absolute
@@ -32,6 +34,8 @@ class Source:
 
 @dataclass(frozen=True)
 class FailedSource:
+    """A transcript source that could not be read, and why."""
+
     path: str
     reason: str
 

@@ -39,6 +39,8 @@ class Signature:
 
 @dataclass
 class WriteStats:
+    """What writing sources into the index did: turns added and removed, sessions written."""
+
     turns_added: int = 0
     turns_removed: int = 0
     sessions: set[str] = field(default_factory=set)
@@ -169,6 +171,8 @@ def flush_fts(conn: sqlite3.Connection, pending: FtsRanges | None) -> None:
 
 @dataclass
 class _Ids:
+    """The last turn id handed out while writing, so each session's rows get a known id range."""
+
     last: int
 
 

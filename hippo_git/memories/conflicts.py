@@ -53,6 +53,8 @@ _STOP = frozenset(
 
 @dataclass(frozen=True)
 class Conflict:
+    """Two memories that contradict each other, how (negation or changed value) and in what."""
+
     id: str
     a: Memory
     b: Memory
@@ -264,6 +266,8 @@ def conflicts_of(conn: sqlite3.Connection, store: Store, memory_id: str) -> list
 
 @dataclass(frozen=True)
 class Resolution:
+    """How a conflict was settled: the memory kept, the one rejected, and the commit that did it."""
+
     conflict: str
     kept: str
     rejected: str

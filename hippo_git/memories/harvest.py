@@ -70,6 +70,8 @@ LESSON_SUBJECT = re.compile(
 
 @dataclass(frozen=True)
 class Found:
+    """A memory candidate found without a model, with its kind and where it was found."""
+
     kind: str  # decision | rule | error | preference | lesson | failure
     text: str
     where: str  # line number, commit, or command
@@ -146,6 +148,8 @@ def lessons_from_git(repo: Path, days: int) -> list[Found]:
 
 @dataclass(frozen=True)
 class CommandRun:
+    """A command run with its output passed through to the person: argv, exit status, the output's tail."""
+
     argv: tuple[str, ...]
     status: int
     tail: str

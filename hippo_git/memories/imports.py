@@ -41,6 +41,8 @@ _ORIGIN_KEYS = ("conversation", "conversation_id", "session", "session_id")
 
 @dataclass(frozen=True)
 class Item:
+    """One memory read from another tool's file, with its tags, date and where it came from."""
+
     text: str
     tags: tuple[str, ...]
     created: str = ""  # ISO 8601 UTC from the source itself, when it dates its items

@@ -26,6 +26,8 @@ from hippo_git.memories.store import Store, open_index, resolve_id
 
 @dataclass(frozen=True)
 class Forgotten:
+    """A memory that `forget` removed: its id, store, file and whether the removal is staged."""
+
     id: str
     store: str
     path: str
@@ -63,6 +65,8 @@ def forget(cfg: Config | None, home: Path, ident: str) -> Forgotten:
 
 @dataclass(frozen=True)
 class Inspection:
+    """Everything `inspect` tells about one memory: its history, receipts, usage and conflicts."""
+
     memory: Memory
     store: str
     history: list[dict[str, str]] = field(default_factory=list)

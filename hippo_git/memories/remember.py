@@ -29,6 +29,8 @@ DUPLICATE_CANDIDATES = 20
 
 @dataclass(frozen=True)
 class Remembered:
+    """The outcome of `remember`: the memory written, or the duplicate or reason that stopped it."""
+
     memory: Memory
     status: str  # written | duplicate | near-duplicate | rejected
     store: str

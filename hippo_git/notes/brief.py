@@ -29,6 +29,8 @@ SNIPPET_TOKENS = 64  # the longest window FTS5 gives, for matched turns too long
 
 @dataclass
 class PastSession:
+    """A past session that worked on the task: its matching turns, outcome, handoff and score."""
+
     id: str
     harness: str
     title: str | None
@@ -43,6 +45,8 @@ class PastSession:
 
 @dataclass
 class Brief:
+    """The brief for a task: the context block, the past sessions found, and the rendered text."""
+
     task: str
     context: ContextBlock
     sessions: list[PastSession]

@@ -15,6 +15,8 @@ from hippo_git.notes.parse import Note, parse_note_text
 
 @dataclass(frozen=True)
 class NoteRow:
+    """One note in `notes list`: title, link counts, size and last commit."""
+
     path: str
     title: str
     links_out: int
@@ -35,6 +37,8 @@ class NoteRow:
 
 @dataclass(frozen=True)
 class OutLink:
+    """A link out of a note: its target, line, and whether it resolves (ok, broken or ambiguous)."""
+
     target: str
     line: int
     status: str  # ok | broken | ambiguous
@@ -51,6 +55,8 @@ class OutLink:
 
 @dataclass
 class NoteLinks:
+    """A note's links: those out of it (resolved) and the notes that link into it."""
+
     path: str
     title: str
     out: list[OutLink] = field(default_factory=list)

@@ -43,6 +43,8 @@ HANDOFF_CHARS = 400
 
 @dataclass
 class ContextBlock:
+    """The context block for a session: the parts within budget, those left out, and the rendered text."""
+
     task: str | None
     budget: int
     parts: list[Part]

@@ -37,6 +37,8 @@ BOOTSTRAP_SESSIONS = 20
 
 @dataclass(frozen=True)
 class Case:
+    """One eval case: a query, the items recall should find, and those it must not return."""
+
     query: str
     expected: tuple[str, ...]
     must_not_include: tuple[str, ...] = ()
@@ -44,6 +46,8 @@ class Case:
 
 @dataclass
 class CaseResult:
+    """How recall did on one eval case: ranks of the expected items, violations and metrics."""
+
     query: str
     ranks: dict[str, int | None]  # expected item → rank (1-based) in its list, None when not in the top DEPTH
     violations: list[str]
@@ -54,6 +58,8 @@ class CaseResult:
 
 @dataclass
 class Report:
+    """An eval run: each case's result, the averaged metrics, and what could not be measured."""
+
     cases: list[CaseResult]
     recall: dict[int, float] = field(default_factory=dict)
     mrr: float = 0.0

@@ -26,6 +26,8 @@ MAX_HOPS = 5
 
 @dataclass(frozen=True)
 class Edge:
+    """A connection between two graph nodes: a link between notes, or a session touching or editing a note."""
+
     source: str
     target: str
     kind: str  # links | touched | edited
@@ -36,6 +38,8 @@ class Edge:
 
 @dataclass
 class Walk:
+    """What `graph` found from a start node within a number of hops: the nodes and the edges between them."""
+
     start: str
     hops: int
     nodes: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → kind, label, hop

@@ -22,6 +22,8 @@ CONTEXT_WARN_SHARE = 0.8
 
 @dataclass(frozen=True)
 class LintIssue:
+    """One problem `notes lint` found in a note, with its kind, place and message."""
+
     kind: str
     path: str
     message: str
@@ -43,6 +45,8 @@ class LintIssue:
 
 @dataclass
 class LintReport:
+    """The lint of all notes: how many were checked and the issues found."""
+
     notes: int
     issues: list[LintIssue] = field(default_factory=list)
 

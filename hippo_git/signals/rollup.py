@@ -72,6 +72,8 @@ Progress = Callable[[int, int], None]  # (sessions done, sessions to do)
 
 @dataclass
 class RollupSummary:
+    """What a rollup refresh did: sessions recomputed or removed, whether the file was rebuilt, time taken."""
+
     sessions: int = 0  # sessions the index holds
     recomputed: int = 0
     removed: int = 0

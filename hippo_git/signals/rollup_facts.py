@@ -54,6 +54,8 @@ class Turn(Protocol):
 
 @dataclass(frozen=True)
 class Command:
+    """A shell command an agent ran in a session, its categories and exit status."""
+
     seq: int  # the tool call
     out_seq: int | None  # its output (or the poll that reported its end)
     ts: str | None
@@ -69,6 +71,8 @@ class Command:
 
 @dataclass(frozen=True)
 class Edit:
+    """A file edit an agent made: lines added and removed, and a digest of the new text."""
+
     seq: int
     ts: str | None
     path: str
@@ -79,6 +83,8 @@ class Edit:
 
 @dataclass(frozen=True)
 class Wait:
+    """A long gap between turns of a session, and whether a person's prompt ended it."""
+
     seq: int  # the turn after the gap
     ts: str | None
     seconds: float
@@ -87,6 +93,8 @@ class Wait:
 
 @dataclass(frozen=True)
 class PullRequest:
+    """A pull request a session opened or merged."""
+
     seq: int
     ts: str | None
     action: str  # "opened" | "merged"
@@ -95,6 +103,8 @@ class PullRequest:
 
 @dataclass(frozen=True)
 class Claim:
+    """Something an agent said it did (tests pass, pushed, fixed, ...) and whether a command backs it."""
+
     seq: int
     ts: str | None
     kind: str  # tests | build | lint | pushed | merged | deployed | fixed
@@ -105,6 +115,8 @@ class Claim:
 
 @dataclass(frozen=True)
 class Incident:
+    """Something that went wrong in a session, found by a rule, with where it shows and what caused it."""
+
     seq: int | None  # where it shows (the correction, the failing output ...)
     cause: int | None  # the turn that caused it, where a rule can say
     ts: str | None
@@ -118,6 +130,8 @@ class Incident:
 
 @dataclass
 class SessionFacts:
+    """Everything the rollup rules found in one session: time, waits, edits, commands, claims, incidents."""
+
     work_seconds: float = 0.0
     wall_seconds: float = 0.0
     waits: list[Wait] = field(default_factory=list)
@@ -144,6 +158,8 @@ class EditRow:
 
 @dataclass(frozen=True)
 class SessionSpan:
+    """A session's id, start, end and parent, for rules that look across sessions."""
+
     id: str
     started: str | None
     ended: str | None

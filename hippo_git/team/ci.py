@@ -92,6 +92,8 @@ EXAMPLE_SOURCE = InstallSource(
 
 @dataclass(frozen=True)
 class CiInstall:
+    """What `ci install` did to the workflow file."""
+
     path: Path
     action: str  # created | updated | unchanged
 

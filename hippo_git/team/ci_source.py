@@ -26,6 +26,8 @@ HOW_TO_CHANGE = "To change it: git hippo config set ci.install SPEC, then git hi
 
 @dataclass(frozen=True)
 class InstallSource:
+    """The pip requirement the CI workflow installs hippo_git from, and where it came from."""
+
     spec: str  # the pip requirement
     why: str  # where it came from, for the workflow's comment
 

@@ -36,6 +36,8 @@ DEMO_QUERY = "uv sync"
 
 @dataclass
 class DemoResult:
+    """What the demo did in its scratch repository: ingest, dream, changes, a search, and what was learnt."""
+
     workdir: Path
     home: Path
     ingest: dict[str, Any] = field(default_factory=dict)

@@ -29,6 +29,8 @@ MIN_GIT = (2, 30)
 
 @dataclass(frozen=True)
 class Check:
+    """One doctor check: green, red or n/a, what it saw and the fix."""
+
     name: str
     status: str  # green | red | n/a
     saw: str
@@ -40,6 +42,8 @@ class Check:
 
 @dataclass
 class Context:
+    """What the doctor checks share: where it started, the repository and config (or the config's error)."""
+
     start: Path
     info: RepoInfo | None = None
     cfg: Config | None = None
@@ -49,6 +53,8 @@ class Context:
 
 @dataclass
 class DoctorReport:
+    """All the doctor's checks; ok when none is red."""
+
     checks: list[Check] = field(default_factory=list)
 
     @property

@@ -68,6 +68,8 @@ def schedule_spec(home: Path, env: Mapping[str, str], at: tuple[int, int]) -> se
 
 @dataclass
 class StepResult:
+    """One command the nightly schedule ran in one workspace, its exit status and time."""
+
     workspace: str
     command: str
     status: int | None  # exit status; None: skipped
@@ -77,6 +79,8 @@ class StepResult:
 
 @dataclass
 class ScheduleRun:
+    """One nightly schedule run: its steps, whether all went well, and outbox items replayed."""
+
     started: str
     finished: str = ""
     ok: bool = True

@@ -27,6 +27,8 @@ from hippo_git.files import write_text_atomic
 
 @dataclass(frozen=True)
 class SettingChange:
+    """One setting `config set` changed in a config file: its key, old value and new value."""
+
     path: Path
     key: str
     old: Any

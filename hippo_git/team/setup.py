@@ -57,6 +57,8 @@ def receipts_fetch_refspec(remote: str) -> str:
 
 @dataclass
 class InitResult:
+    """What `init` did to a repository: files created or kept, hooks, config set, and what to commit."""
+
     workdir: Path
     created: list[str] = field(default_factory=list)  # paths relative to workdir
     kept: list[str] = field(default_factory=list)

@@ -38,6 +38,8 @@ MAX_WAIT = 8.0
 
 @dataclass
 class ProposalsSync:
+    """How one run's proposals branch was synced: fetched, created locally, pushed, or the problem."""
+
     run: str
     fetched: bool = False
     created_local: bool = False
@@ -47,6 +49,8 @@ class ProposalsSync:
 
 @dataclass
 class SyncResult:
+    """What `sync` did with a remote: receipts fetched, merged and pushed, attempts, proposals branches."""
+
     remote: str
     fetched: bool = False
     merged: bool = False

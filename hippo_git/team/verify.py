@@ -30,6 +30,8 @@ from hippo_git.team.verify_patch import patch_problem
 
 @dataclass(frozen=True)
 class CommitCheck:
+    """The verdict of `verify` on one commit in the range, and why."""
+
     sha: str
     subject: str
     ok: bool
@@ -50,6 +52,8 @@ class CommitCheck:
 
 @dataclass
 class VerifyReport:
+    """The verdict of `verify` on a range of commits; ok when every commit passed."""
+
     range: str
     checks: list[CommitCheck] = field(default_factory=list)
 

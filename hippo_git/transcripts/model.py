@@ -61,6 +61,8 @@ class SessionInfo:
 
 @dataclass(slots=True)
 class ParsedSession:
+    """A session read from a source: its info and turns, replacing or appending to what is indexed."""
+
     info: SessionInfo
     turns: list[Turn] = field(default_factory=list)
     # "replace": these turns are the whole session as found in this source (delete old, insert).
@@ -70,6 +72,8 @@ class ParsedSession:
 
 @dataclass(slots=True)
 class ParseStats:
+    """Counts of what an adapter read and skipped in one parse."""
+
     records: int = 0  # records (lines, rows, messages) read
     unknown: int = 0  # records of a type the adapter does not know: counted, skipped
     torn: int = 0  # torn or garbage lines skipped
@@ -90,6 +94,8 @@ class Cursor:
 
 @dataclass(slots=True)
 class ParseResult:
+    """What an adapter read from one source: its sessions, the cursor to resume from, and counts."""
+
     sessions: list[ParsedSession]
     cursor: Cursor
     stats: ParseStats

@@ -23,6 +23,8 @@ _OLD_DIRS = {"info", "message", "part"}
 
 @dataclass(slots=True)
 class StoredSession:
+    """A session in OpenCode's legacy JSON tree: its record, message files and change stamp."""
+
     id: str
     record: dict[str, Any]
     message_files: list[Path]

@@ -25,6 +25,8 @@ FRESH_SECONDS = 60.0
 
 @dataclass
 class DoctorView:
+    """The web doctor page's cached report, when it was computed, and whether a newer one is on the way."""
+
     root: Path
     report: DoctorReport | None = None
     computed: float = 0.0  # time.time() when `report` was computed

@@ -105,3 +105,16 @@ def test_cursor_only_continues_a_prompt() -> None:
 
     for kind in (PRE_COMPACT, SESSION_END):
         assert hooks._nothing("cursor", HookSpec("x", "x", kind, 10)) == "{}"
+
+
+def test_a_capture_that_is_due_waits_for_a_transcript_on_disk(tmp_path: Path) -> None:
+    from hippo_git.agents import state as agent_state
+    from hippo_git.config import load_config
+
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    for transcript in (None, str(tmp_path / "gone.jsonl")):
+        state = agent_state.SessionState.load(cfg.home, repo, "codex", "s1")
+        state.prompts, state.captured_at, state.transcript = 10_000, 1.0, transcript
+        assert hooks._maybe_capture(cfg, PROMPT, state) is False
+        assert (state.captured_prompts, state.captured_at) == (0, 1.0)  # nothing was captured

@@ -118,3 +118,17 @@ def test_a_capture_that_is_due_waits_for_a_transcript_on_disk(tmp_path: Path) ->
         state.prompts, state.captured_at, state.transcript = 10_000, 1.0, transcript
         assert hooks._maybe_capture(cfg, PROMPT, state) is False
         assert (state.captured_prompts, state.captured_at) == (0, 1.0)  # nothing was captured
+
+
+def test_only_claude_codes_context_is_capped_at_its_hook_limit(tmp_path: Path) -> None:
+    import time
+
+    from hippo_git.config import load_config
+    from hippo_git.notes import context
+
+    toml = "[context]\nbudget_bytes = 50000\n"
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n", ".hippo/hippo.toml": toml})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    deadline = time.monotonic() + 30
+    assert hooks._build(cfg, "claude-code", context, deadline).budget == context.CLAUDE_HOOK_MAX_BYTES
+    assert hooks._build(cfg, "codex", context, deadline).budget == 50_000

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from hippo_git.agents import hooks
 from hippo_git.agents.spec import PROMPT, SESSION_START, SPECS, HookSpec
 from tests.conftest import make_repo
@@ -132,3 +134,79 @@ def test_only_claude_codes_context_is_capped_at_its_hook_limit(tmp_path: Path) -
     deadline = time.monotonic() + 30
     assert hooks._build(cfg, "claude-code", context, deadline).budget == context.CLAUDE_HOOK_MAX_BYTES
     assert hooks._build(cfg, "codex", context, deadline).budget == 50_000
+
+
+def test_a_context_that_cannot_be_built_is_said_in_the_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hippo_git.agents import state
+    from hippo_git.errors import HippoError
+
+    def refuse(*args: object) -> object:
+        raise HippoError("the notes folder is unreadable", hint="check its permissions")
+
+    monkeypatch.setattr(hooks, "_build", refuse)  # (every real refusal is shortened away by degrade)
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n"})
+    home = tmp_path / "home"
+    code, out, err = hooks.handle(
+        "session-start", json.dumps({"cwd": str(repo)}), repo, {"HIPPO_HOME": str(home)}
+    )
+    assert (code, err) == (0, "")
+    assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == (
+        "hippo_git could not build this repository's context block: the notes folder is unreadable"
+        " (check its permissions)"
+    )
+    beat = state.read_heartbeat(home, repo, "claude-code", "session-start")
+    assert (
+        beat is not None
+        and beat["ok"] is True
+        and beat["detail"] == "context failed: the notes folder is unreadable"
+    )
+
+
+def test_a_capture_is_not_due_soon_after_the_last(tmp_path: Path) -> None:
+    import time
+
+    from hippo_git.agents import state as agent_state
+    from hippo_git.config import load_config
+
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("{}\n")
+    state = agent_state.SessionState.load(cfg.home, repo, "codex", "s1")
+    state.prompts, state.captured_at, state.transcript = 1, time.time() - 5, str(transcript)
+    assert hooks._maybe_capture(cfg, PROMPT, state) is False  # one prompt, five seconds: not yet
+
+
+def test_a_long_matching_note_is_cut_next_to_a_prompt_and_a_short_one_is_not(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+
+    long_body = "# Storage checkpoints\nThe storage checkpoints run nightly.\n" + "filler line\n" * 400
+    short_body = "# Storage vacuum\nThe storage checkpoints vacuum weekly.\n"
+    files = {"notes/index.md": "# Index\n", "notes/long.md": long_body, "notes/short.md": short_body}
+    repo = make_repo(tmp_path / "repo", files=files)
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    notes = dict(hooks._new_notes(cfg, "storage checkpoints", []))
+    assert set(notes) == {"notes/long.md", "notes/short.md"}
+    assert "[… cut here; the whole note is notes/long.md]" in notes["notes/long.md"]
+    assert len(notes["notes/long.md"].encode()) < hooks.PROMPT_NOTE_BYTES + 300
+    assert "cut here" not in notes["notes/short.md"] and short_body in notes["notes/short.md"]
+
+
+def test_a_refusal_without_a_hint_is_said_without_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hippo_git.errors import HippoError
+
+    def refuse(*args: object) -> object:
+        raise HippoError("no notes folder")
+
+    monkeypatch.setattr(hooks, "_build", refuse)
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    _, out, _ = hooks.handle(
+        "codex-session-start", json.dumps({"cwd": str(repo)}), repo, {"HIPPO_HOME": str(tmp_path / "h")}
+    )
+    assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == (
+        "hippo_git could not build this repository's context block: no notes folder"
+    )

@@ -210,3 +210,19 @@ def test_a_refusal_without_a_hint_is_said_without_one(
     assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == (
         "hippo_git could not build this repository's context block: no notes folder"
     )
+
+
+def test_a_session_record_keeps_each_prompt_up_to_2000_characters_and_the_newest_200(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+    from hippo_git.index import records
+
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    hooks._record_prompt(cfg, "codex", "s1", "x" * 2000)
+    hooks._record_prompt(cfg, "codex", "s1", "y" * 2001)
+    record = records.read_record(repo, "s1")
+    assert record is not None and record["prompts"] == ["x" * 2000, "y" * 2000]
+    records.write_record_dict(repo, {**record, "prompts": [f"p{i}" for i in range(200)]})
+    hooks._record_prompt(cfg, "codex", "s1", "newest")
+    kept = (records.read_record(repo, "s1") or {})["prompts"]
+    assert len(kept) == 200 and kept[0] == "p1" and kept[-1] == "newest"

@@ -226,3 +226,29 @@ def test_a_session_record_keeps_each_prompt_up_to_2000_characters_and_the_newest
     hooks._record_prompt(cfg, "codex", "s1", "newest")
     kept = (records.read_record(repo, "s1") or {})["prompts"]
     assert len(kept) == 200 and kept[0] == "p1" and kept[-1] == "newest"
+
+
+def test_next_to_a_prompt_at_most_three_notes_and_6000_bytes_each_sharing_two_words(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+
+    files = {"notes/index.md": "# Index\n"}
+    files |= {
+        f"notes/s{i}.md": f"# Storage checkpoints {i}\nThe storage checkpoints run.\n" for i in range(4)
+    }
+    files["notes/half.md"] = "# Storage only\nThe storage is here.\n"
+    repo = make_repo(tmp_path / "repo", files=files)
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    notes = hooks._new_notes(cfg, "storage checkpoints", [])
+    assert len(notes) == 3 and all(path.startswith("notes/s") for path, _ in notes)
+    given = [f"notes/s{i}.md" for i in range(4)]
+    assert hooks._new_notes(cfg, "storage checkpoints", given) == []  # half.md shares one word of two
+    assert [p for p, _ in hooks._new_notes(cfg, "storage", given)] == ["notes/half.md"]  # one of one
+    assert hooks._new_notes(cfg, "the and", []) == []  # no words to match on
+
+    big = "The storage checkpoints run.\n" + "more words here\n" * 300
+    repo2 = make_repo(
+        tmp_path / "repo2", files={f"notes/b{i}.md": f"# Storage checkpoints {i}\n{big}" for i in range(3)}
+    )
+    cfg2 = load_config(repo2, {"HIPPO_HOME": str(tmp_path / "home")})
+    blocks = [block for _, block in hooks._new_notes(cfg2, "storage checkpoints", [])]
+    assert len(blocks) == 2 and sum(len(b.encode()) for b in blocks) <= hooks.PROMPT_CONTEXT_BYTES

@@ -252,3 +252,24 @@ def test_next_to_a_prompt_at_most_three_notes_and_6000_bytes_each_sharing_two_wo
     cfg2 = load_config(repo2, {"HIPPO_HOME": str(tmp_path / "home")})
     blocks = [block for _, block in hooks._new_notes(cfg2, "storage checkpoints", [])]
     assert len(blocks) == 2 and sum(len(b.encode()) for b in blocks) <= hooks.PROMPT_CONTEXT_BYTES
+
+
+def test_a_prompt_gets_the_notes_then_the_memories_that_match_it(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+    from hippo_git.memories.service import remember_text
+    from tests.conftest import run_cli
+
+    repo = make_repo(
+        tmp_path / "repo", files={"notes/release.md": "# Release builds\nRelease builds are signed.\n"}
+    )
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    assert run_cli(["init", "--no-hooks"], cwd=repo).returncode == 0
+    remember_text(load_config(repo, env), "Release builds need the signing key from the vault")
+    payload = {"session_id": "s1", "cwd": str(repo), "prompt": "how are release builds signed?"}
+    code, out, _ = hooks.handle("prompt", json.dumps(payload), repo, env)
+    text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    notes, memories = text.split("\nMemories from this repository's hippo_git that match this prompt:\n")
+    assert notes.startswith("Notes from this repository's hippo_git memory that match this prompt")
+    assert (
+        '<note path="notes/release.md" role="relevant"' in notes and "signing key from the vault" in memories
+    )

@@ -166,3 +166,32 @@ def test_the_footer_can_push_out_an_optional_part_that_fit_on_its_own() -> None:
     included, left, text = fit(required, [a, b], budget)
     assert included == required and left == [a, b]  # a made room for the footer naming both
     assert text == render(required, [a, b], budget) and size_of(text) <= budget
+
+
+@pytest.mark.parametrize("budget", [700, 1500, 3000, 4500])
+def test_two_notes_over_the_budget_are_both_shortened_to_fill_it(budget: int) -> None:
+    """The overflow is larger than either note: cutting both by their share still fits, and the
+    block comes within a few bytes of the budget (it once named them as left out instead)."""
+    header = Part("header", "header", "H\n", True)
+    notes = [_note("entry", "notes/i.md", "x" * 5000), _note("required", "notes/r.md", "y" * 3000)]
+    parts = shorten([header, *notes], budget)
+    assert [p.kind for p in parts] == ["header", "entry", "required"]
+    assert all("shortened" in p.text for p in parts[1:])
+    assert budget - 4 <= size_of(render(parts, [], budget)) <= budget
+    shown = [p.text.count("x") + p.text.count("y") for p in parts[1:]]
+    assert abs(shown[0] - shown[1]) <= 2  # the same share each
+
+
+def test_a_note_smaller_than_the_share_is_kept_whole_beside_a_shortened_one() -> None:
+    header = Part("header", "header", "H\n", True)
+    notes = [_note("entry", "notes/i.md", "x" * 5000), _note("required", "notes/r.md", "y" * 300)]
+    parts = shorten([header, *notes], 2000)
+    assert parts[2] == notes[1] and "shortened" in parts[1].text
+    assert 1996 <= size_of(render(parts, [], 2000)) <= 2000
+
+
+def test_sections_are_ordered_by_kind_whatever_order_the_parts_come_in() -> None:
+    kinds = ["header", "entry", "required", "missing", "session", "relevant", "memory", "lint"]
+    parts = [Part(kind, kind, f"<{kind}>\n", kind in kinds[:4]) for kind in reversed(kinds)]
+    text = render(parts, [], 1000)
+    assert [line for line in text.split("\n") if line.startswith("<")] == [f"<{kind}>" for kind in kinds]

@@ -83,6 +83,7 @@ def test_the_left_out_footer_names_each_part_or_counts_them() -> None:
 
 def test_a_cut_keeps_whole_characters_and_ends_at_a_line_past_half() -> None:
     assert _cut("abc", 3) == "abc" and _cut("abcd", 3) == "abc"
+    assert _cut("ab\ncd", 5) == "ab\ncd"  # exactly the limit: whole, not cut at its line break
     assert _cut("é" * 4, 5) == "éé"  # 5 bytes: two whole characters, not half of the third
     assert _cut("ab\ncdefgh", 6) == "ab\ncde"  # the line break is before half of what fits
     assert _cut("abc\ndefgh", 6) == "abc\n"  # at half: cut there

@@ -196,3 +196,5 @@ def test_sections_are_ordered_by_kind_whatever_order_the_parts_come_in() -> None
     parts = [Part(kind, kind, f"<{kind}>\n", kind in kinds[:4]) for kind in reversed(kinds)]
     text = render(parts, [], 1000)
     assert [line for line in text.split("\n") if line.startswith("<")] == [f"<{kind}>" for kind in kinds]
+    headed = {"relevant": "## Notes relevant to the task\n", "memory": "## Memories relevant to the task\n"}
+    assert text == "\n".join(chunk for kind in kinds for chunk in (headed.get(kind), f"<{kind}>\n") if chunk)

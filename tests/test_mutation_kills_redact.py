@@ -99,3 +99,25 @@ def test_every_email_is_found_however_far_apart() -> None:
         "We wrote to several people about the outage report yesterday: [redacted:email] and [redacted:email]",
         {"email": 2},
     )
+
+
+def test_an_emails_local_part_is_read_back_64_characters_at_most() -> None:
+    local = "a" * 70
+    assert scan(f"to {local}@corp-mail.de now") == [(3 + 6, 3 + 70 + len("@corp-mail.de"), "email")]
+    assert scan(f"{'b' * 64}@corp-mail.de") == [(0, 64 + 13, "email")]
+    assert scan("x@corp-mail.de") == [(0, 14, "email")]  # one character, at the very start
+    assert scan("@corp-mail.de and @@corp-mail.de") == []  # no local part
+
+
+def test_what_an_at_sign_joins_that_is_no_ones_address() -> None:
+    for text in (
+        "git@github.com:acme/api.git",  # scp-style remote: a path after `:`
+        ".ana@corp-mail.de",  # a local part that starts with a dot
+        "ana.@corp-mail.de",  # or ends with one
+        "NoReply@corp-mail.de",  # a robot, in any case
+        "ana@mail.example.com",  # a reserved domain
+        "logo@2x.PNG",  # a file name
+    ):
+        assert scan(text) == [], text
+    assert scan("ana@corp-mail.de://x") == [(0, 16, "email")]  # `://` is a URL, not scp's `:`
+    assert scan("ana@corp-mail.de:") == []

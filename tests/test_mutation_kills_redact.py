@@ -121,3 +121,18 @@ def test_what_an_at_sign_joins_that_is_no_ones_address() -> None:
         assert scan(text) == [], text
     assert scan("ana@corp-mail.de://x") == [(0, 16, "email")]  # `://` is a URL, not scp's `:`
     assert scan("ana@corp-mail.de:") == []
+
+
+def test_the_shortest_texts_that_can_hold_each_kind_are_scanned() -> None:
+    assert scan("a@b.co") == [(0, 6, "email")]  # six characters: the shortest address
+    assert scan("AKIAZ2QXW7RTY3UIO5PA") == [(0, 20, "aws_access_key_id")]  # twenty: the shortest token
+
+
+def test_find_secrets_counts_lines_from_the_last_secret_found() -> None:
+    key = "AKIAZ2QXW7RTY3UIO5P"
+    text = f"x\n\n{key}A and {key}B\n{key}C"
+    assert find_secrets(text) == [
+        (3, "aws_access_key_id"),
+        (3, "aws_access_key_id"),
+        (4, "aws_access_key_id"),
+    ]

@@ -136,3 +136,30 @@ def test_find_secrets_counts_lines_from_the_last_secret_found() -> None:
         (3, "aws_access_key_id"),
         (4, "aws_access_key_id"),
     ]
+
+
+RANDOM = "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0dF3gH6jK9mN2pQ5sT8vW1yZ4bC7dF0gH3jK6mN9pQ2sT5vW8"
+
+
+def test_tokens_with_a_prefix_before_their_run_at_the_start_of_the_text() -> None:
+    # Terraform Cloud: <14>.atlasv1.<60+>, from its first character, and not one short of 60
+    terraform = RANDOM[:14] + ".atlasv1." + RANDOM[:60]
+    assert scan(terraform) == [(0, 83, "api_token")]
+    assert scan(f"tok {terraform[:-1]}") == []
+    salesforce = "00DAb3dE6gH9jK2!" + (RANDOM * 2)[:96]  # 00<org id>!<session>
+    assert scan(salesforce) == [(0, 112, "api_token")]
+    assert scan("SG." + RANDOM[:22] + "." + RANDOM[:43]) == [(0, 69, "sendgrid_key")]
+
+
+def test_a_telegram_bot_id_is_six_to_twelve_digits() -> None:
+    def bot(digits: int) -> list[tuple[int, int, str]]:
+        return scan("bot" + "1" * digits + ":AA" + RANDOM[:33])
+
+    assert bot(6) == [(3, 45, "telegram_bot_token")] and bot(12) == [(3, 51, "telegram_bot_token")]
+    assert all(kind != "telegram_bot_token" for n in (5, 13) for _, _, kind in bot(n))
+
+
+def test_an_aws_secret_key_is_found_within_120_characters_of_its_key_id() -> None:
+    key_id, secret = "AKIAZ2QXW7RTY3UIO5PA", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    assert scan(key_id + " " * 80 + secret) == [(0, 20, "aws_access_key_id"), (100, 140, "aws_secret_key")]
+    assert scan(key_id + " " * 81 + secret) == [(0, 20, "aws_access_key_id")]

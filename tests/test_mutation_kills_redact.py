@@ -163,3 +163,39 @@ def test_an_aws_secret_key_is_found_within_120_characters_of_its_key_id() -> Non
     key_id, secret = "AKIAZ2QXW7RTY3UIO5PA", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
     assert scan(key_id + " " * 80 + secret) == [(0, 20, "aws_access_key_id"), (100, 140, "aws_secret_key")]
     assert scan(key_id + " " * 81 + secret) == [(0, 20, "aws_access_key_id")]
+
+
+def test_a_quoted_password_may_hold_three_spaces_and_never_its_own_name() -> None:
+    assert redact('password = "ab cd ef gh"')[0] == 'password = "[redacted:password]"'
+    for kept in (
+        'password = "ab cd ef gh ij"',  # four spaces: a sentence
+        'password = "a password here"',
+        'api_key = "ab cd ef gh"',  # only a password may hold a space
+        'password = " abcdefg"',
+        'password = "abcdefg "',
+    ):
+        assert redact(kept) == (kept, {}), kept
+
+
+def test_assignments_that_are_code_or_prose_are_left_alone() -> None:
+    for kept in (
+        "PASS: test_login_works",
+        'bypass = "Xk9mQ2pL"',
+        "token == abcdefgh12",
+        "token = get_token()",
+        'getenv("API_KEY", "defaults")',
+    ):
+        assert redact(kept) == (kept, {}), kept
+
+
+def test_assignment_values_by_their_shape_and_where_they_stand() -> None:
+    cases = {
+        'getenv("API_KEY", "default1")': 'getenv("API_KEY", "[redacted:secret]")',
+        "aws_secret = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "aws_secret = [redacted:aws_secret_key]",
+        "secret: !!binary Xk9mQ2pL7abc": "secret: !!binary [redacted:secret]",
+        "--token Xk9mQ2pL7abc": "--token [redacted:secret]",
+        "--token=Xk9mQ2pL7abc": "--token=[redacted:secret]",
+        'pass = "Xk9mQ2pL"': 'pass = "[redacted:password]"',
+    }
+    for text, want in cases.items():
+        assert redact(text)[0] == want, text

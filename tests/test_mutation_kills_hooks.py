@@ -268,8 +268,26 @@ def test_a_prompt_gets_the_notes_then_the_memories_that_match_it(tmp_path: Path)
     payload = {"session_id": "s1", "cwd": str(repo), "prompt": "how are release builds signed?"}
     code, out, _ = hooks.handle("prompt", json.dumps(payload), repo, env)
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-    notes, memories = text.split("\nMemories from this repository's hippo_git that match this prompt:\n")
+    notes, memories = text.split("\n\nMemories from this repository's hippo_git that match this prompt:\n")
+    assert notes.endswith("</note>")  # one blank line between the two
+    only = {"session_id": "s2", "cwd": str(repo), "prompt": "need the vault key"}
+    text = json.loads(hooks.handle("prompt", json.dumps(only), repo, env)[1])["hookSpecificOutput"][
+        "additionalContext"
+    ]
+    assert text.startswith("Memories from this repository's hippo_git that match this prompt:\n")
+    assert "notes/memories/" not in text  # a memory comes once, framed, never as its raw note too
     assert notes.startswith("Notes from this repository's hippo_git memory that match this prompt")
     assert (
         '<note path="notes/release.md" role="relevant"' in notes and "signing key from the vault" in memories
     )
+
+
+def test_a_prompt_over_a_finished_notes_index_starts_no_background_build(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+
+    repo = make_repo(
+        tmp_path / "repo", files={"notes/s.md": "# Storage checkpoints\nThe storage checkpoints.\n"}
+    )
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    assert [p for p, _ in hooks._new_notes(cfg, "storage checkpoints", [])] == ["notes/s.md"]
+    assert not (cfg.home / "logs" / "notes-index-background.log").exists()

@@ -199,3 +199,16 @@ def test_assignment_values_by_their_shape_and_where_they_stand() -> None:
     }
     for text, want in cases.items():
         assert redact(text)[0] == want, text
+
+
+def test_a_name_after_an_escaped_escape_in_json_inside_json_starts_after_its_letter() -> None:
+    # `\\npass=` (JSON inside JSON): the `n` belongs to the escape, so the name is `pass`, which
+    # follows a word boundary: the value is a password
+    text = '{"cmd": "echo hi\\\\npass=Xk9mQ2pL7abc"}'
+    assert redact(text)[0] == '{"cmd": "echo hi\\\\npass=[redacted:password]"}'
+
+
+def test_a_default_value_is_a_secret_only_quoted_after_a_quoted_name() -> None:
+    assert redact('getenv("API_KEY", "Xk9mQ2pL7")')[0] == 'getenv("API_KEY", "[redacted:secret]")'
+    for kept in ('getenv("API_KEY", Xk9mQ2pL7)', 'getenv(API_KEY, "Xk9mQ2pL7")', 'password, "hunter22"'):
+        assert redact(kept) == (kept, {}), kept

@@ -134,9 +134,10 @@ def run_rules(text: str, low: str, view: str, hits: int, spans: list[Span]) -> N
             continue
         if on_low and not view_low:
             view_low = lower(view)
-        if lead and lead not in (view_low if on_low else view):
+        seen = view_low if on_low else view
+        if lead and lead not in seen:
             continue  # what every match starts with is not there: one `in` instead of a search
-        for m in rx.finditer(view_low if on_low else view):
+        for m in rx.finditer(seen):
             group = next((g for g in groups if m.group(g) is not None), None)
             vs, ve = m.span(group) if group else m.span()
             if group == "b":  # a block ends at its last character (not an escape's blanked `\`)

@@ -145,6 +145,7 @@ def test_tokens_with_a_prefix_before_their_run_at_the_start_of_the_text() -> Non
     # Terraform Cloud: <14>.atlasv1.<60+>, from its first character, and not one short of 60
     terraform = RANDOM[:14] + ".atlasv1." + RANDOM[:60]
     assert scan(terraform) == [(0, 83, "api_token")]
+    assert scan(f"tok {terraform}") == [(4, 87, "api_token")]  # claimed from its first character
     assert scan(f"tok {terraform[:-1]}") == []
     salesforce = "00DAb3dE6gH9jK2!" + (RANDOM * 2)[:96]  # 00<org id>!<session>
     assert scan(salesforce) == [(0, 112, "api_token")]

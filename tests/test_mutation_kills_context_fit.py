@@ -11,6 +11,7 @@ from hippo_git.notes.context_fit import (
     SHORTENED,
     Part,
     _cut,
+    _shortened,
     fence,
     fence_note,
     fit,
@@ -87,6 +88,7 @@ def test_a_cut_keeps_whole_characters_and_ends_at_a_line_past_half() -> None:
     assert _cut("é" * 4, 5) == "éé"  # 5 bytes: two whole characters, not half of the third
     assert _cut("ab\ncdefgh", 6) == "ab\ncde"  # the line break is before half of what fits
     assert _cut("abc\ndefgh", 6) == "abc\n"  # at half: cut there
+    assert _cut("ab\ncdefgh", 5) == "ab\n"  # an odd length: half rounds down
     assert _cut("abcd\nefgh", 8) == "abcd\n"
     assert _cut("abc", 0) == "" and _cut("abc", -4) == ""
 
@@ -198,3 +200,19 @@ def test_sections_are_ordered_by_kind_whatever_order_the_parts_come_in() -> None
     assert [line for line in text.split("\n") if line.startswith("<")] == [f"<{kind}>" for kind in kinds]
     headed = {"relevant": "## Notes relevant to the task\n", "memory": "## Memories relevant to the task\n"}
     assert text == "\n".join(chunk for kind in kinds for chunk in (headed.get(kind), f"<{kind}>\n") if chunk)
+
+
+def test_a_shortened_note_with_its_marker_takes_about_its_share() -> None:
+    note = _note("entry", "notes/i.md", "x" * 5000)
+    for share in (400, 1000, 3000):
+        body = _shortened(note, share).text.split(">\n", 1)[1].rsplit("</note>", 1)[0]
+        assert share - 8 <= size_of(body) <= share + 8 and body.endswith(
+            "read the full note at notes/i.md]\n"
+        )
+
+
+def test_an_optional_part_that_fills_the_budget_exactly_is_taken() -> None:
+    required = [Part("header", "header", "H\n", True)]
+    a = Part("relevant", "a", "a" * 40 + "\n", False)
+    exact = size_of(render([*required, a], [], 0))
+    assert fit(required, [a], exact) == ([*required, a], [], render([*required, a], [], exact))

@@ -274,12 +274,18 @@ def test_a_prompt_gets_the_notes_then_the_memories_that_match_it(tmp_path: Path)
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     notes, memories = text.split("\n\nMemories from this repository's hippo_git that match this prompt:\n")
     assert notes.endswith("</note>")  # one blank line between the two
+    from hippo_git.agents import state
+
+    beat = state.read_heartbeat(tmp_path / "home", repo, "claude-code", PROMPT)
+    assert beat is not None and beat["detail"] == "prompt recorded; 1 notes, 1 memories added"
     only = {"session_id": "s2", "cwd": str(repo), "prompt": "need the vault key"}
     text = json.loads(hooks.handle("prompt", json.dumps(only), repo, env)[1])["hookSpecificOutput"][
         "additionalContext"
     ]
     assert text.startswith("Memories from this repository's hippo_git that match this prompt:\n")
     assert "notes/memories/" not in text  # a memory comes once, framed, never as its raw note too
+    beat = state.read_heartbeat(tmp_path / "home", repo, "claude-code", PROMPT)
+    assert beat is not None and beat["detail"] == "prompt recorded; 0 notes, 1 memories added"
     assert notes.startswith("Notes from this repository's hippo_git memory that match this prompt")
     assert (
         '<note path="notes/release.md" role="relevant"' in notes and "signing key from the vault" in memories
@@ -311,3 +317,19 @@ def test_the_notes_index_event_builds_the_index_and_answers_exit_zero(tmp_path: 
         assert [p for (p,) in conn.execute("SELECT path FROM notes")] == ["notes/s.md"]
     finally:
         conn.close()
+
+
+def test_only_claude_codes_hooks_step_aside_inside_cursor(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n"})
+    assert run_cli(["init", "--no-hooks"], cwd=repo).returncode == 0
+    assert run_cli(["agent", "install", "cursor"], cwd=repo).returncode == 0
+    env = {"HIPPO_HOME": str(tmp_path / "home"), "CURSOR_VERSION": "1.7"}
+    payload = json.dumps({"session_id": "c1", "cwd": str(repo)})
+    assert hooks.handle("session-start", payload, repo, env) == (0, "", "")  # Cursor's own hooks answer
+    out = hooks.handle("codex-session-start", payload, repo, env)[1]
+    assert (
+        '<note path="notes/index.md" role="entry">'
+        in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    )

@@ -213,3 +213,12 @@ def test_a_default_value_is_a_secret_only_quoted_after_a_quoted_name() -> None:
     assert redact('getenv("API_KEY", "Xk9mQ2pL7")')[0] == 'getenv("API_KEY", "[redacted:secret]")'
     for kept in ('getenv("API_KEY", Xk9mQ2pL7)', 'getenv(API_KEY, "Xk9mQ2pL7")', 'password, "hunter22"'):
         assert redact(kept) == (kept, {}), kept
+
+
+def test_a_claim_after_hundreds_of_others_goes_at_the_end() -> None:
+    spans: list[tuple[int, int, str]] = []
+    for n in range(300):  # past the small integers Python keeps one object each of
+        _claim(spans, 10 * n, 10 * n + 5, "a")
+    _claim(spans, 3000, 3004, "b")
+    _claim(spans, 3002, 3010, "c")  # overlaps the last
+    assert len(spans) == 301 and spans[-1] == (3000, 3004, "b")

@@ -45,3 +45,12 @@ def test_the_lookup_switches_to_groups_at_exactly_its_length() -> None:
             ("key passw ~", 0),
         ]:
             assert hits(text, text.lower()) == want, (long, text)
+
+
+def test_a_gate_tried_after_another_still_opens_its_other_rules() -> None:
+    # `://` is tried only after `//`; it opens rule 1 too, which `//` alone does not.
+    rule_gates = [(("//", "://"), False), (("://",), False)]
+    for long in (0, 10**9):
+        hits = redact_gates.gate_lookup(rule_gates, long=long, use="re")
+        assert hits("see http://host", "see http://host") == 0b11, long
+        assert hits("a // comment", "a // comment") == 0b01, long

@@ -168,3 +168,36 @@ def test_a_required_note_named_twice_or_as_the_entry_does_not_hide_the_next(tmp_
         "notes/a.md",
         "notes/b.md",
     ]
+
+
+def _sessions(repo: Path, handoffs: list[str]) -> None:
+    """Ended session records, newest first as listed: the i-th ended on day 20 - i."""
+    from hippo_git.index.records import write_record_dict
+
+    for i, handoff in enumerate(handoffs):
+        day = f"2026-01-{20 - i:02d}T10:00:00Z"
+        write_record_dict(
+            repo, {"id": f"s{i}", "started": day, "ended": day, "task": f"t{i}", "handoff": handoff}
+        )
+
+
+def test_the_handoffs_of_the_five_newest_sessions_pick_relevant_notes(tmp_path: Path) -> None:
+    files = {
+        "notes/index.md": "# Index\n",
+        "notes/fifth.md": "# Fifth\nx\n",
+        "notes/sixth.md": "# Sixth\ny\n",
+    }
+    repo = make_repo(tmp_path / "r", files=files)
+    _sessions(repo, ["a", "b", "c", "d", "see [[fifth]]", "see [[sixth]]"])
+    block = build_context(load_config(repo))
+    relevant = {p.label: p.why for p in block.parts if p.kind == "relevant"}
+    assert "notes/fifth.md" in relevant and "handoff" in relevant["notes/fifth.md"]
+    assert "notes/sixth.md" not in relevant  # the sixth newest session is too old to be read
+    assert [s["id"] for s in block.sessions] == ["s0", "s1", "s2"]  # three shown
+
+
+def test_a_handoff_is_cut_at_400_characters() -> None:
+    exact, longer = "h" * 400, "k" * 401
+    text = _session_part("main", None, [{"id": "a", "handoff": exact}, {"id": "b", "handoff": longer}]).text
+    assert f"handoff: {exact}\n" in text
+    assert f"handoff: {'k' * 399}…\n" in text

@@ -5,7 +5,10 @@ and workspace come from, and a payload that is not an object."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+
+import pytest
 
 from hippo_git.agents import hooks
 from hippo_git.agents.spec import PROMPT, SESSION_START, SPECS, HookSpec
@@ -83,13 +86,16 @@ def test_a_hook_stamps_its_heartbeat_with_how_long_it_took(tmp_path: Path) -> No
 
     repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
     home = tmp_path / "home"
+    before = time.perf_counter()
     code, out, err = hooks.handle(
         "pre-compact", json.dumps({"cwd": str(repo)}), repo, {"HIPPO_HOME": str(home)}
     )
+    took_ms = (time.perf_counter() - before) * 1000
     assert (code, out, err) == (0, "", "")
     beat = state.read_heartbeat(home, repo, "claude-code", "pre-compact")
     assert beat is not None and beat["ok"] is True and beat["detail"] == "no transcript to ingest"
-    assert 0 <= beat["ms"] < 60_000  # milliseconds, not seconds off by a constant
+    # milliseconds, and no more than the call took as measured around it (not a timing threshold)
+    assert 0 <= beat["ms"] <= took_ms + 0.1
 
 
 def test_the_internal_events_answer_exit_zero_and_nothing(tmp_path: Path) -> None:
@@ -105,3 +111,225 @@ def test_cursor_only_continues_a_prompt() -> None:
 
     for kind in (PRE_COMPACT, SESSION_END):
         assert hooks._nothing("cursor", HookSpec("x", "x", kind, 10)) == "{}"
+
+
+def test_a_capture_that_is_due_waits_for_a_transcript_on_disk(tmp_path: Path) -> None:
+    from hippo_git.agents import state as agent_state
+    from hippo_git.config import load_config
+
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    for transcript in (None, str(tmp_path / "gone.jsonl")):
+        state = agent_state.SessionState.load(cfg.home, repo, "codex", "s1")
+        state.prompts, state.captured_at, state.transcript = 10_000, 1.0, transcript
+        assert hooks._maybe_capture(cfg, PROMPT, state) is False
+        assert (state.captured_prompts, state.captured_at) == (0, 1.0)  # nothing was captured
+
+
+def test_only_claude_codes_context_is_capped_at_its_hook_limit(tmp_path: Path) -> None:
+    import time
+
+    from hippo_git.config import load_config
+    from hippo_git.notes import context
+
+    toml = "[context]\nbudget_bytes = 50000\n"
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n", ".hippo/hippo.toml": toml})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    deadline = time.monotonic() + 30
+    assert hooks._build(cfg, "claude-code", context, deadline).budget == context.CLAUDE_HOOK_MAX_BYTES
+    assert hooks._build(cfg, "codex", context, deadline).budget == 50_000
+
+
+def test_a_context_that_cannot_be_built_is_said_in_the_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hippo_git.agents import state
+    from hippo_git.errors import HippoError
+
+    def refuse(*args: object) -> object:
+        raise HippoError("the notes folder is unreadable", hint="check its permissions")
+
+    monkeypatch.setattr(hooks, "_build", refuse)  # (every real refusal is shortened away by degrade)
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n"})
+    home = tmp_path / "home"
+    code, out, err = hooks.handle(
+        "session-start", json.dumps({"cwd": str(repo)}), repo, {"HIPPO_HOME": str(home)}
+    )
+    assert (code, err) == (0, "")
+    assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == (
+        "hippo_git could not build this repository's context block: the notes folder is unreadable"
+        " (check its permissions)"
+    )
+    beat = state.read_heartbeat(home, repo, "claude-code", "session-start")
+    assert (
+        beat is not None
+        and beat["ok"] is True
+        and beat["detail"] == "context failed: the notes folder is unreadable"
+    )
+
+
+def test_a_capture_is_not_due_soon_after_the_last(tmp_path: Path) -> None:
+    import time
+
+    from hippo_git.agents import state as agent_state
+    from hippo_git.config import load_config
+
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("{}\n")
+    state = agent_state.SessionState.load(cfg.home, repo, "codex", "s1")
+    state.prompts, state.captured_at, state.transcript = 1, time.time() - 5, str(transcript)
+    assert hooks._maybe_capture(cfg, PROMPT, state) is False  # one prompt, five seconds: not yet
+
+
+def test_a_long_matching_note_is_cut_next_to_a_prompt_and_a_short_one_is_not(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+
+    long_body = "# Storage checkpoints\nThe storage checkpoints run nightly.\n" + "filler line\n" * 400
+    short_body = "# Storage vacuum\nThe storage checkpoints vacuum weekly.\n"
+    files = {"notes/index.md": "# Index\n", "notes/long.md": long_body, "notes/short.md": short_body}
+    repo = make_repo(tmp_path / "repo", files=files)
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    notes = dict(hooks._new_notes(cfg, "storage checkpoints", []))
+    assert set(notes) == {"notes/long.md", "notes/short.md"}
+    assert "[… cut here; the whole note is notes/long.md]" in notes["notes/long.md"]
+    assert len(notes["notes/long.md"].encode()) < hooks.PROMPT_NOTE_BYTES + 300
+    assert "cut here" not in notes["notes/short.md"] and short_body in notes["notes/short.md"]
+
+
+def test_a_refusal_without_a_hint_is_said_without_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hippo_git.errors import HippoError
+
+    def refuse(*args: object) -> object:
+        raise HippoError("no notes folder")
+
+    monkeypatch.setattr(hooks, "_build", refuse)
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    _, out, _ = hooks.handle(
+        "codex-session-start", json.dumps({"cwd": str(repo)}), repo, {"HIPPO_HOME": str(tmp_path / "h")}
+    )
+    assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == (
+        "hippo_git could not build this repository's context block: no notes folder"
+    )
+
+
+def test_a_session_record_keeps_each_prompt_up_to_2000_characters_and_the_newest_200(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+    from hippo_git.index import records
+
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    hooks._record_prompt(cfg, "codex", "s1", "x" * 2000)
+    hooks._record_prompt(cfg, "codex", "s1", "y" * 2001)
+    record = records.read_record(repo, "s1")
+    assert record is not None and record["prompts"] == ["x" * 2000, "y" * 2000]
+    records.write_record_dict(repo, {**record, "prompts": [f"p{i}" for i in range(200)]})
+    hooks._record_prompt(cfg, "codex", "s1", "newest")
+    kept = (records.read_record(repo, "s1") or {})["prompts"]
+    assert len(kept) == 200 and kept[0] == "p1" and kept[-1] == "newest"
+
+
+def test_next_to_a_prompt_at_most_three_notes_and_6000_bytes_each_sharing_two_words(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+
+    files = {"notes/index.md": "# Index\n"}
+    files |= {
+        f"notes/s{i}.md": f"# Storage checkpoints {i}\nThe storage checkpoints run.\n" for i in range(4)
+    }
+    files["notes/half.md"] = "# Storage only\nThe storage is here.\n"
+    repo = make_repo(tmp_path / "repo", files=files)
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    notes = hooks._new_notes(cfg, "storage checkpoints", [])
+    assert len(notes) == 3 and all(path.startswith("notes/s") for path, _ in notes)
+    given = [f"notes/s{i}.md" for i in range(4)]
+    assert hooks._new_notes(cfg, "storage checkpoints", given) == []  # half.md shares one word of two
+    assert [p for p, _ in hooks._new_notes(cfg, "storage", given)] == ["notes/half.md"]  # one of one
+    assert hooks._new_notes(cfg, "the and", []) == []  # no words to match on
+
+    big = "The storage checkpoints run.\n" + "more words here\n" * 300
+    repo2 = make_repo(
+        tmp_path / "repo2", files={f"notes/b{i}.md": f"# Storage checkpoints {i}\n{big}" for i in range(3)}
+    )
+    cfg2 = load_config(repo2, {"HIPPO_HOME": str(tmp_path / "home")})
+    blocks = [block for _, block in hooks._new_notes(cfg2, "storage checkpoints", [])]
+    assert len(blocks) == 2 and sum(len(b.encode()) for b in blocks) <= hooks.PROMPT_CONTEXT_BYTES
+
+
+def test_a_prompt_gets_the_notes_then_the_memories_that_match_it(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+    from hippo_git.memories.service import remember_text
+    from tests.conftest import run_cli
+
+    repo = make_repo(
+        tmp_path / "repo", files={"notes/release.md": "# Release builds\nRelease builds are signed.\n"}
+    )
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    assert run_cli(["init", "--no-hooks"], cwd=repo).returncode == 0
+    remember_text(load_config(repo, env), "Release builds need the signing key from the vault")
+    payload = {"session_id": "s1", "cwd": str(repo), "prompt": "how are release builds signed?"}
+    code, out, _ = hooks.handle("prompt", json.dumps(payload), repo, env)
+    text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    notes, memories = text.split("\n\nMemories from this repository's hippo_git that match this prompt:\n")
+    assert notes.endswith("</note>")  # one blank line between the two
+    from hippo_git.agents import state
+
+    beat = state.read_heartbeat(tmp_path / "home", repo, "claude-code", PROMPT)
+    assert beat is not None and beat["detail"] == "prompt recorded; 1 notes, 1 memories added"
+    only = {"session_id": "s2", "cwd": str(repo), "prompt": "need the vault key"}
+    text = json.loads(hooks.handle("prompt", json.dumps(only), repo, env)[1])["hookSpecificOutput"][
+        "additionalContext"
+    ]
+    assert text.startswith("Memories from this repository's hippo_git that match this prompt:\n")
+    assert "notes/memories/" not in text  # a memory comes once, framed, never as its raw note too
+    beat = state.read_heartbeat(tmp_path / "home", repo, "claude-code", PROMPT)
+    assert beat is not None and beat["detail"] == "prompt recorded; 0 notes, 1 memories added"
+    assert notes.startswith("Notes from this repository's hippo_git memory that match this prompt")
+    assert (
+        '<note path="notes/release.md" role="relevant"' in notes and "signing key from the vault" in memories
+    )
+
+
+def test_a_prompt_over_a_finished_notes_index_starts_no_background_build(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+
+    repo = make_repo(
+        tmp_path / "repo", files={"notes/s.md": "# Storage checkpoints\nThe storage checkpoints.\n"}
+    )
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    assert [p for p, _ in hooks._new_notes(cfg, "storage checkpoints", [])] == ["notes/s.md"]
+    assert not (cfg.home / "logs" / "notes-index-background.log").exists()
+
+
+def test_the_notes_index_event_builds_the_index_and_answers_exit_zero(tmp_path: Path) -> None:
+    from hippo_git.agents.spec import NOTES_INDEX_EVENT
+    from hippo_git.config import load_config
+    from hippo_git.notes import notes_index
+
+    repo = make_repo(tmp_path / "repo", files={"notes/s.md": "# Storage\nThe storage.\n"})
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    assert hooks.handle(NOTES_INDEX_EVENT, "", repo, env) == (0, "", "")
+    cfg = load_config(repo, env)
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        assert [p for (p,) in conn.execute("SELECT path FROM notes")] == ["notes/s.md"]
+    finally:
+        conn.close()
+
+
+def test_only_claude_codes_hooks_step_aside_inside_cursor(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n"})
+    assert run_cli(["init", "--no-hooks"], cwd=repo).returncode == 0
+    assert run_cli(["agent", "install", "cursor"], cwd=repo).returncode == 0
+    env = {"HIPPO_HOME": str(tmp_path / "home"), "CURSOR_VERSION": "1.7"}
+    payload = json.dumps({"session_id": "c1", "cwd": str(repo)})
+    assert hooks.handle("session-start", payload, repo, env) == (0, "", "")  # Cursor's own hooks answer
+    out = hooks.handle("codex-session-start", payload, repo, env)[1]
+    assert (
+        '<note path="notes/index.md" role="entry">'
+        in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    )

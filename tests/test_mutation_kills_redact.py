@@ -99,3 +99,126 @@ def test_every_email_is_found_however_far_apart() -> None:
         "We wrote to several people about the outage report yesterday: [redacted:email] and [redacted:email]",
         {"email": 2},
     )
+
+
+def test_an_emails_local_part_is_read_back_64_characters_at_most() -> None:
+    local = "a" * 70
+    assert scan(f"to {local}@corp-mail.de now") == [(3 + 6, 3 + 70 + len("@corp-mail.de"), "email")]
+    assert scan(f"{'b' * 64}@corp-mail.de") == [(0, 64 + 13, "email")]
+    assert scan("x@corp-mail.de") == [(0, 14, "email")]  # one character, at the very start
+    assert scan("@corp-mail.de and @@corp-mail.de") == []  # no local part
+
+
+def test_what_an_at_sign_joins_that_is_no_ones_address() -> None:
+    for text in (
+        "git@github.com:acme/api.git",  # scp-style remote: a path after `:`
+        ".ana@corp-mail.de",  # a local part that starts with a dot
+        "ana.@corp-mail.de",  # or ends with one
+        "NoReply@corp-mail.de",  # a robot, in any case
+        "ana@mail.example.com",  # a reserved domain
+        "logo@2x.PNG",  # a file name
+    ):
+        assert scan(text) == [], text
+    assert scan("ana@corp-mail.de://x") == [(0, 16, "email")]  # `://` is a URL, not scp's `:`
+    assert scan("ana@corp-mail.de:") == []
+
+
+def test_the_shortest_texts_that_can_hold_each_kind_are_scanned() -> None:
+    assert scan("a@b.co") == [(0, 6, "email")]  # six characters: the shortest address
+    assert scan("AKIAZ2QXW7RTY3UIO5PA") == [(0, 20, "aws_access_key_id")]  # twenty: the shortest token
+
+
+def test_find_secrets_counts_lines_from_the_last_secret_found() -> None:
+    key = "AKIAZ2QXW7RTY3UIO5P"
+    text = f"x\n\n{key}A and {key}B\n{key}C"
+    assert find_secrets(text) == [
+        (3, "aws_access_key_id"),
+        (3, "aws_access_key_id"),
+        (4, "aws_access_key_id"),
+    ]
+
+
+RANDOM = "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0dF3gH6jK9mN2pQ5sT8vW1yZ4bC7dF0gH3jK6mN9pQ2sT5vW8"
+
+
+def test_tokens_with_a_prefix_before_their_run_at_the_start_of_the_text() -> None:
+    # Terraform Cloud: <14>.atlasv1.<60+>, from its first character, and not one short of 60
+    terraform = RANDOM[:14] + ".atlasv1." + RANDOM[:60]
+    assert scan(terraform) == [(0, 83, "api_token")]
+    assert scan(f"tok {terraform}") == [(4, 87, "api_token")]  # claimed from its first character
+    assert scan(f"tok {terraform[:-1]}") == []
+    salesforce = "00DAb3dE6gH9jK2!" + (RANDOM * 2)[:96]  # 00<org id>!<session>
+    assert scan(salesforce) == [(0, 112, "api_token")]
+    assert scan("SG." + RANDOM[:22] + "." + RANDOM[:43]) == [(0, 69, "sendgrid_key")]
+
+
+def test_a_telegram_bot_id_is_six_to_twelve_digits() -> None:
+    def bot(digits: int) -> list[tuple[int, int, str]]:
+        return scan("bot" + "1" * digits + ":AA" + RANDOM[:33])
+
+    assert bot(6) == [(3, 45, "telegram_bot_token")] and bot(12) == [(3, 51, "telegram_bot_token")]
+    assert all(kind != "telegram_bot_token" for n in (5, 13) for _, _, kind in bot(n))
+
+
+def test_an_aws_secret_key_is_found_within_120_characters_of_its_key_id() -> None:
+    key_id, secret = "AKIAZ2QXW7RTY3UIO5PA", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    assert scan(key_id + " " * 80 + secret) == [(0, 20, "aws_access_key_id"), (100, 140, "aws_secret_key")]
+    assert scan(key_id + " " * 81 + secret) == [(0, 20, "aws_access_key_id")]
+
+
+def test_a_quoted_password_may_hold_three_spaces_and_never_its_own_name() -> None:
+    assert redact('password = "ab cd ef gh"')[0] == 'password = "[redacted:password]"'
+    for kept in (
+        'password = "ab cd ef gh ij"',  # four spaces: a sentence
+        'password = "a password here"',
+        'api_key = "ab cd ef gh"',  # only a password may hold a space
+        'password = " abcdefg"',
+        'password = "abcdefg "',
+    ):
+        assert redact(kept) == (kept, {}), kept
+
+
+def test_assignments_that_are_code_or_prose_are_left_alone() -> None:
+    for kept in (
+        "PASS: test_login_works",
+        'bypass = "Xk9mQ2pL"',
+        "token == abcdefgh12",
+        "token = get_token()",
+        'getenv("API_KEY", "defaults")',
+    ):
+        assert redact(kept) == (kept, {}), kept
+
+
+def test_assignment_values_by_their_shape_and_where_they_stand() -> None:
+    cases = {
+        'getenv("API_KEY", "default1")': 'getenv("API_KEY", "[redacted:secret]")',
+        "aws_secret = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "aws_secret = [redacted:aws_secret_key]",
+        "secret: !!binary Xk9mQ2pL7abc": "secret: !!binary [redacted:secret]",
+        "--token Xk9mQ2pL7abc": "--token [redacted:secret]",
+        "--token=Xk9mQ2pL7abc": "--token=[redacted:secret]",
+        'pass = "Xk9mQ2pL"': 'pass = "[redacted:password]"',
+    }
+    for text, want in cases.items():
+        assert redact(text)[0] == want, text
+
+
+def test_a_name_after_an_escaped_escape_in_json_inside_json_starts_after_its_letter() -> None:
+    # `\\npass=` (JSON inside JSON): the `n` belongs to the escape, so the name is `pass`, which
+    # follows a word boundary: the value is a password
+    text = '{"cmd": "echo hi\\\\npass=Xk9mQ2pL7abc"}'
+    assert redact(text)[0] == '{"cmd": "echo hi\\\\npass=[redacted:password]"}'
+
+
+def test_a_default_value_is_a_secret_only_quoted_after_a_quoted_name() -> None:
+    assert redact('getenv("API_KEY", "Xk9mQ2pL7")')[0] == 'getenv("API_KEY", "[redacted:secret]")'
+    for kept in ('getenv("API_KEY", Xk9mQ2pL7)', 'getenv(API_KEY, "Xk9mQ2pL7")', 'password, "hunter22"'):
+        assert redact(kept) == (kept, {}), kept
+
+
+def test_a_claim_after_hundreds_of_others_goes_at_the_end() -> None:
+    spans: list[tuple[int, int, str]] = []
+    for n in range(300):  # past the small integers Python keeps one object each of
+        _claim(spans, 10 * n, 10 * n + 5, "a")
+    _claim(spans, 3000, 3004, "b")
+    _claim(spans, 3002, 3010, "c")  # overlaps the last
+    assert len(spans) == 301 and spans[-1] == (3000, 3004, "b")

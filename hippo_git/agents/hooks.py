@@ -354,7 +354,10 @@ def _new_notes(cfg: Config, prompt: str, given: list[str]) -> list[tuple[str, st
         conn.close()
     out: list[tuple[str, str]] = []
     total = 0
+    memories = f"{cfg.notes_dir}/memories/"  # memories come framed (`_new_memories`), not as raw notes
     for item in ranked:
+        if item.path.startswith(memories):
+            continue
         try:
             text = (cfg.root / item.path).read_bytes().decode("utf-8", errors="replace")
         except OSError:

@@ -30,7 +30,10 @@ def _resolve(target: str) -> HookFn:
 
 @click.command(
     "hook",
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    context_settings={
+        "ignore_unknown_options": True,  # a harness's own options reach the handler, not an error
+        "allow_extra_args": True,
+    },
 )
 @click.argument("name")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED)

@@ -137,11 +137,11 @@ def _lint_part(counts: dict[str, int]) -> Part:
     }
 
     def listed(kinds: tuple[str, ...]) -> str:
-        found = [
-            f"{counts.get(k, 0)} {names[k]}{'s' if counts.get(k, 0) != 1 else ''}"
-            for k in kinds
-            if counts.get(k, 0)
-        ]
+        found = []
+        for k in kinds:
+            n = counts.get(k, 0)
+            if n:
+                found.append(f"{n} {names[k]}{'s' if n != 1 else ''}")
         return f" ({', '.join(found)})" if found else ""
 
     errors = listed(("broken_link", "ambiguous_link", "front_matter"))

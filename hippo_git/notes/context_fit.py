@@ -122,17 +122,25 @@ def _shortened(part: Part, limit: int) -> Part:
 
 def shorten(required: list[Part], budget: int) -> list[Part]:
     """The required parts with the entry and required notes shortened so the block fits `budget`:
-    each note gets at most the same share (notes smaller than it keep all of theirs)."""
+    each note gets at most the same share (notes smaller than it keep all of theirs), the largest
+    share that fits; when even a marker apiece does not fit, the notes are named instead."""
     notes = [p for p in required if p.kind in ("entry", "required") and p.body]
-    cap = max((size_of(p.body) for p in notes), default=0)
-    while cap > 0:
-        cut = [_shortened(p, cap) if size_of(p.body) > cap else p for p in notes]
-        parts = [next((c for c in cut if c.label == p.label), p) if p in notes else p for p in required]
-        over = size_of(render(parts, [], budget)) - budget
-        if over <= 0:
-            return parts
-        shortened = sum(1 for p in notes if size_of(p.body) > cap) or 1
-        cap -= max(16, over // shortened + 1)
+
+    def with_share(cap: int) -> list[Part]:
+        cut = {p.label: _shortened(p, cap) for p in notes if size_of(p.body) > cap}
+        return [cut.get(p.label, p) if p in notes else p for p in required]
+
+    def fits(cap: int) -> bool:
+        return size_of(render(with_share(cap), [], budget)) <= budget
+
+    # A smaller share never makes the block bigger, so the largest that fits is found by halving
+    # (a step from the overflow alone overshoots when several notes are cut at once).
+    low, high = 1, max((size_of(p.body) for p in notes), default=0)
+    if high and fits(low):
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if fits(mid) else (low, mid - 1)
+        return with_share(low)
     return [p for p in required if p not in notes] + [
         Part("missing", "shortened", "Context notes left out to fit the budget (read them from the repository): "
              + ", ".join(p.label for p in notes) + "\n", required=True)

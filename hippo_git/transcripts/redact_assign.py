@@ -134,11 +134,10 @@ def run_rules(text: str, low: str, view: str, hits: int, spans: list[Span]) -> N
             continue
         if on_low and not view_low:
             view_low = lower(view)
-        if leads:
-            hay = view_low if on_low else view
-            if not any(lead in hay for lead in leads):
-                continue  # what every match starts with is not there: an `in` instead of a search
-        for m in rx.finditer(view_low if on_low else view):
+        seen = view_low if on_low else view
+        if leads and not any(lead in seen for lead in leads):
+            continue  # what every match starts with is not there: an `in` instead of a search
+        for m in rx.finditer(seen):
             group = next((g for g in groups if m.group(g) is not None), None)
             vs, ve = m.span(group) if group else m.span()
             if group == "b":  # a block ends at its last character (not an escape's blanked `\`)

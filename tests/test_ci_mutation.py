@@ -25,6 +25,10 @@ INVARIANT_MODULES = {
     "hippo_git/agents/hooks.py",
     "hippo_git/cli/hook_cmds.py",
     "hippo_git/dream/validate.py",
+    "hippo_git/transcripts/redact_gates.py",  # the redactor's one-pass gates
+    "hippo_git/notes/context_fit.py",  # the context budget's fitting
+    "hippo_git/cli/fast_entry.py",  # the agent hooks' last-resort handler
+    "hippo_git/git/worktree.py",  # the compare-and-swap fast-forward of a checked-out branch
 }
 
 

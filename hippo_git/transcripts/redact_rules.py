@@ -329,7 +329,10 @@ ASSIGN_HEADS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("secret", ("token",), r"token"),
     ("secret", ("key",), _key_head()),
     ("secret", ("_pat", "-pat"), r"pat(?<=[_-]pat)"),
-    ("secret", ("auth",), r"auth(?<=[_\"' .]auth)"),
+    # `auth` alone: a word of its own (after `_`, a quote, a blank, a dot, a line's start), never
+    # the end of `oauth` or the start of `author` (the name must end where the operator follows);
+    # `\\n` is a line's start in JSON-rendered text
+    ("secret", ("auth",), r"auth(?:(?<=[_\"' .\t\n\r]auth)|(?<=\\[nrt]auth)|(?<=\Aauth))"),
     ("secret", ("salt",), r"salt"),
     ("password", ("credential",), r"credentials?"),
     ("secret", ("secure",), r"secure"),  # Travis CI `secure:` (encrypted, but the key's own)

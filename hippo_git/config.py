@@ -11,12 +11,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hippo_git.config_files import checked_notes_dir, parse_toml_text, read_toml
 from hippo_git.config_schema import HARNESS_ROOT_DOC, SCHEMA, Key, workspace_template
 from hippo_git.config_schema import toml_value as _toml_value
 from hippo_git.errors import ConfigError, NotARepoError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "HARNESS_ROOT_DOC",

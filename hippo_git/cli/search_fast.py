@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from hippo_git.errors import HippoError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
 if TYPE_CHECKING:
+    from typing import Any
+
     from hippo_git.capture.markdown import DocumentHit
     from hippo_git.config import Config
     from hippo_git.index.embed import Ranking

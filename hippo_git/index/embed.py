@@ -12,11 +12,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hippo_git.errors import HippoError
 from hippo_git.index.embed_model import INSTALL_HINT, available, load_encoder
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
 if TYPE_CHECKING:  # the store and the fusion load only when embeddings are used: not on a lexical search
     from hippo_git.index.embed_store import EmbedSummary, Progress
     from hippo_git.index.fusion import Reranker

@@ -18,11 +18,13 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from hippo_git.errors import HippoError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy as np
     import numpy.typing as npt
 

@@ -28,13 +28,16 @@ import sqlite3
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from hippo_git.errors import HippoError
 from hippo_git.index.query import STOPWORDS, query_terms, quote
 from hippo_git.index.search_plan import Plan, filter_band, fts_where, plan_words
 from hippo_git.index.sessions import session_filters
 from hippo_git.index.timewords import TimeSpan, find_time
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MARKS", "STOPWORDS", "Hit", "quote_token", "rank_turns", "search", "word_queries"]
 

@@ -12,10 +12,13 @@ import math
 import sqlite3
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from hippo_git.index.query import Terms, quote
 from hippo_git.index.sessions import session_filters
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
+if TYPE_CHECKING:
+    from typing import Any
 
 MATCH_BUDGET = 5_000  # matches ranked in full per query; past it the rarer words pick the candidates
 RECENT = 2_000  # turns ranked for a query whose every word is over the budget, most recent first

@@ -9,10 +9,13 @@ import sqlite3
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from hippo_git.errors import HippoError, UsageError
 from hippo_git.index.workspace import prefix_range
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_LIMIT = 50
 

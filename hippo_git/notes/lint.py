@@ -177,6 +177,8 @@ def lint_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
 def index_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
     """`lint_notes_list(...).counts()` over the indexed notes, counted straight from the rows: no
     note, issue or message is built (after notes changed, a plain `context` pays for this)."""
+    from hippo_git.notes.lint_facts import link_facts
+
     resolver = notes_index.resolver(conn)
     cache: dict[str, tuple[str, str | None]] = {}
     broken = ambiguous = front = oversized = 0
@@ -191,18 +193,11 @@ def index_counts(cfg: Config, conn: sqlite3.Connection) -> dict[str, int]:
         oversized += size > cfg.notes_max_bytes
         key = normalise(title)
         by_title[key] = by_title.get(key, 0) + 1
-        for target, _, _ in json.loads(links):
-            found = cache.get(target)
-            if found is None:
-                res = resolver.resolve(target)
-                found = cache[target] = (res.status, res.path)
-            if found[0] == "broken":
-                broken += 1
-            elif found[0] == "ambiguous":
-                ambiguous += 1
-            elif found[1] is not None and found[1] != path:
-                linked.add(path)
-                linked.add(found[1])
+        note_broken, note_ambiguous, reached = link_facts(path, links, resolver, cache)
+        broken, ambiguous = broken + note_broken, ambiguous + note_ambiguous
+        if reached:
+            linked.add(path)
+            linked.update(reached)
     entry = f"{cfg.notes_dir}/{cfg.context.entry}"
     memories = f"{cfg.notes_dir}/memories/"
     counts = {kind: 0 for kind in (*ERROR_KINDS, *WARNING_KINDS)}

@@ -26,6 +26,27 @@ from hippo_git.notes.resolve import Resolver, normalise
 _ROWS = "SELECT path, title, links FROM notes"
 
 
+def link_facts(
+    path: str, raw: str, resolver: Resolver, cache: dict[str, tuple[str, str | None]]
+) -> tuple[int, int, set[str]]:
+    """(broken, ambiguous, other notes reached) of one note's links (`raw`: its stored JSON list),
+    each target resolved once per `cache`."""
+    broken = ambiguous = 0
+    reached: set[str] = set()
+    for target, _, _ in json.loads(raw):
+        found = cache.get(target)
+        if found is None:
+            res = resolver.resolve(target)
+            found = cache[target] = (res.status, res.path)
+        if found[0] == "broken":
+            broken += 1
+        elif found[0] == "ambiguous":
+            ambiguous += 1
+        elif found[1] is not None and found[1] != path:
+            reached.add(found[1])
+    return broken, ambiguous, reached
+
+
 def _facts(
     rows: Iterable[tuple[str, str, str]], resolver: Resolver
 ) -> tuple[list[tuple[str, int, int, str]], list[tuple[str, str]]]:
@@ -34,19 +55,7 @@ def _facts(
     notes: list[tuple[str, int, int, str]] = []
     links: list[tuple[str, str]] = []
     for path, title, raw in rows:
-        broken = ambiguous = 0
-        reached: set[str] = set()
-        for target, _, _ in json.loads(raw):
-            found = cache.get(target)
-            if found is None:
-                res = resolver.resolve(target)
-                found = cache[target] = (res.status, res.path)
-            if found[0] == "broken":
-                broken += 1
-            elif found[0] == "ambiguous":
-                ambiguous += 1
-            elif found[1] is not None and found[1] != path:
-                reached.add(found[1])
+        broken, ambiguous, reached = link_facts(path, raw, resolver, cache)
         notes.append((path, broken, ambiguous, normalise(title)))
         links += [(path, dst) for dst in sorted(reached)]
     return notes, links

@@ -173,3 +173,22 @@ def test_a_file_holding_the_new_content_over_another_staged_one_is_dirty_either_
         (root / "notes/a.md").write_text("# A\nnew\n")
         assert dirty_paths(root, ["notes/a.md"], store, new) == ["notes/a.md"]
     assert seen == {True, False}
+
+
+def test_when_putting_back_fails_too_the_stale_ref_is_still_what_is_raised(root: Path) -> None:
+    # The new content is staged with a further edit on disk, on a path the caller did not name as
+    # touched: the move forward keeps that entry, but moving back would overwrite the edit, so git
+    # refuses. The caller must still learn why nothing moved (the branch is locked), and the edit
+    # must survive.
+    store = GitStore(root)
+    old = git(root, "rev-parse", "main")
+    new = _child(root, old, {"notes/a.md": "# A\nnew\n"})
+    (root / "notes/a.md").write_text("# A\nnew\n")
+    git(root, "add", "notes/a.md")
+    (root / "notes/a.md").write_text("# A\nnew\nmore of mine\n")
+    (root / ".git/refs/heads/main.lock").write_text("held by another git process\n")
+    with pytest.raises(StaleRefError, match="locked"):
+        advance_branch(store, "main", new, old, [], message="m", retry="r")
+    (root / ".git/refs/heads/main.lock").unlink()
+    assert git(root, "rev-parse", "main") == old
+    assert (root / "notes/a.md").read_text() == "# A\nnew\nmore of mine\n"

@@ -201,3 +201,19 @@ def test_a_handoff_is_cut_at_400_characters() -> None:
     text = _session_part("main", None, [{"id": "a", "handoff": exact}, {"id": "b", "handoff": longer}]).text
     assert f"handoff: {exact}\n" in text
     assert f"handoff: {'k' * 399}…\n" in text
+
+
+def test_lint_counts_are_computed_unless_only_cached_ones_are_asked_for(tmp_path: Path) -> None:
+    from hippo_git.notes import notes_index
+    from hippo_git.notes.context import _lint_counts
+
+    cfg = load_config(make_repo(tmp_path / "r", files={"notes/index.md": "# Index\nSee [[gone]].\n"}))
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        assert notes_index.refresh(conn, cfg).complete
+        assert _lint_counts(cfg, conn, cached_only=True) == {}  # nothing cached yet: nothing
+        counts = _lint_counts(cfg, conn)  # by default a cold cache is linted, not skipped
+        assert counts["notes"] == 1 and counts["broken_link"] == 1
+        assert _lint_counts(cfg, conn, cached_only=True) == counts  # and that run cached them
+    finally:
+        conn.close()

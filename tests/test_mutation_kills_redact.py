@@ -222,3 +222,17 @@ def test_a_claim_after_hundreds_of_others_goes_at_the_end() -> None:
     _claim(spans, 3000, 3004, "b")
     _claim(spans, 3002, 3010, "c")  # overlaps the last
     assert len(spans) == 301 and spans[-1] == (3000, 3004, "b")
+
+
+def test_a_prefixed_pass_or_pwd_name_is_a_password_even_before_a_colon() -> None:
+    """`db_pass: value` is a password: only a bare `PASS:` (a test runner's line) is skipped, and
+    the character before the word is the one that decides (`my_pass`, not `bypass`)."""
+    for line in (
+        "my_pass: s3cretValue99",
+        "db_pass: s3cretValue99",
+        "a.pass= s3cretValue99",
+        "ab-pwd=s3cretValue99",
+    ):
+        assert redact(line)[0].endswith("[redacted:password]"), line
+    assert redact("PASS: test_one_two_three")[0] == "PASS: test_one_two_three"
+    assert redact("bypass: s3cretValue99")[0] == "bypass: s3cretValue99"

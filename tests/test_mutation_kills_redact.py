@@ -236,3 +236,11 @@ def test_a_prefixed_pass_or_pwd_name_is_a_password_even_before_a_colon() -> None
         assert redact(line)[0].endswith("[redacted:password]"), line
     assert redact("PASS: test_one_two_three")[0] == "PASS: test_one_two_three"
     assert redact("bypass: s3cretValue99")[0] == "bypass: s3cretValue99"
+
+
+def test_the_aws_secret_near_a_key_id_is_looked_for_after_the_id() -> None:
+    # The id then `/` and 19 key characters make a 40-character run from the id's start: the
+    # look for its secret begins after the id, so it is not spent on that run.
+    secret = "Q3MX9VR2TL7PK4WZa1b2c3d4e5f6g7h8i9j0KLMN"
+    out, _ = redact(f"id AKIAQ3MX9VR2TL7PK4WZ/abcdefghij123456789 then {secret}")
+    assert out == "id [redacted:aws_access_key_id]/abcdefghij123456789 then [redacted:aws_secret_key]"

@@ -244,3 +244,21 @@ def test_the_aws_secret_near_a_key_id_is_looked_for_after_the_id() -> None:
     secret = "Q3MX9VR2TL7PK4WZa1b2c3d4e5f6g7h8i9j0KLMN"
     out, _ = redact(f"id AKIAQ3MX9VR2TL7PK4WZ/abcdefghij123456789 then {secret}")
     assert out == "id [redacted:aws_access_key_id]/abcdefghij123456789 then [redacted:aws_secret_key]"
+
+
+def test_a_name_is_read_back_at_most_64_characters_for_its_flag_dash() -> None:
+    # `-<70 letters>_token value` is not a flag: the name is read back 64 characters at most.
+    line = "run -" + "a" * 70 + "_token s3cretValue99"
+    assert redact(line)[0] == line
+    assert redact("run --api_token s3cretValue99")[0] == "run --api_token [redacted:secret]"
+
+
+def test_offsets_hold_when_a_character_lowercases_to_two_in_escaped_text() -> None:
+    # `İ` lowercases to two characters; with an escape in the text the anchored rules read a
+    # lowercased copy of the view, which must keep the text's offsets.
+    assert redact('İ\\n"Authorization: Bearer abcDEF123ghiJKL456"')[0] == (
+        'İ\\n"Authorization: Bearer [redacted:auth_header]"'
+    )
+    assert (
+        redact("İ\\t<password>s3cretValue99</password>")[0] == "İ\\t<password>[redacted:password]</password>"
+    )

@@ -262,3 +262,9 @@ def test_offsets_hold_when_a_character_lowercases_to_two_in_escaped_text() -> No
     assert (
         redact("İ\\t<password>s3cretValue99</password>")[0] == "İ\\t<password>[redacted:password]</password>"
     )
+
+
+def test_a_netrc_password_after_a_userless_one_is_still_redacted() -> None:
+    # The first `password word` has no login before it (prose); the netrc line after it does.
+    text = "enter password abcdefgh1\nmachine h login bob password s3cretValue99"
+    assert redact(text)[0] == "enter password abcdefgh1\nmachine h login bob password [redacted:password]"

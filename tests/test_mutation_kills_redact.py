@@ -268,3 +268,10 @@ def test_a_netrc_password_after_a_userless_one_is_still_redacted() -> None:
     # The first `password word` has no login before it (prose); the netrc line after it does.
     text = "enter password abcdefgh1\nmachine h login bob password s3cretValue99"
     assert redact(text)[0] == "enter password abcdefgh1\nmachine h login bob password [redacted:password]"
+
+
+def test_a_bare_word_of_eight_with_a_digit_is_a_value_mid_line() -> None:
+    # Mid-line a bare word is taken for a variable unless it has 8+ characters and a digit.
+    assert redact("api_token = abcd1234 more")[0] == "api_token = [redacted:secret] more"
+    assert redact("api_token = abcdefgh more")[0] == "api_token = abcdefgh more"
+    assert redact("api_token = abc1234 more")[0] == "api_token = abc1234 more"

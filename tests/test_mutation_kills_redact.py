@@ -275,3 +275,16 @@ def test_a_bare_word_of_eight_with_a_digit_is_a_value_mid_line() -> None:
     assert redact("api_token = abcd1234 more")[0] == "api_token = [redacted:secret] more"
     assert redact("api_token = abcdefgh more")[0] == "api_token = abcdefgh more"
     assert redact("api_token = abc1234 more")[0] == "api_token = abc1234 more"
+
+
+def test_a_base64_pem_is_a_private_key_only_when_it_decodes_to_one() -> None:
+    import base64
+
+    def b64(pem: str) -> str:
+        return base64.b64encode(pem.encode()).decode()
+
+    body = "MIIEowIBAAKCAQEAx1y2z3abcdefghijklmnop"
+    key = b64(f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\n")
+    cert = b64(f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n")
+    assert redact(f"key: {key} end")[0] == "key: [redacted:private_key] end"
+    assert redact(f"cert: {cert} end")[0] == "cert: [redacted:secret] end"

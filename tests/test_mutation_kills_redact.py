@@ -288,3 +288,8 @@ def test_a_base64_pem_is_a_private_key_only_when_it_decodes_to_one() -> None:
     cert = b64(f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n")
     assert redact(f"key: {key} end")[0] == "key: [redacted:private_key] end"
     assert redact(f"cert: {cert} end")[0] == "cert: [redacted:secret] end"
+
+
+def test_only_an_aws_key_id_makes_a_nearby_40_character_run_its_secret() -> None:
+    run40 = "Q3MX9VR2TL7PK4WZa1b2c3d4e5f6g7h8i9j0KLMN"
+    assert redact(f"tok {KEY} then {run40}")[0] == f"tok [redacted:github_token] then {run40}"

@@ -222,3 +222,74 @@ def test_a_claim_after_hundreds_of_others_goes_at_the_end() -> None:
     _claim(spans, 3000, 3004, "b")
     _claim(spans, 3002, 3010, "c")  # overlaps the last
     assert len(spans) == 301 and spans[-1] == (3000, 3004, "b")
+
+
+def test_a_prefixed_pass_or_pwd_name_is_a_password_even_before_a_colon() -> None:
+    """`db_pass: value` is a password: only a bare `PASS:` (a test runner's line) is skipped, and
+    the character before the word is the one that decides (`my_pass`, not `bypass`)."""
+    for line in (
+        "my_pass: s3cretValue99",
+        "db_pass: s3cretValue99",
+        "a.pass= s3cretValue99",
+        "ab-pwd=s3cretValue99",
+    ):
+        assert redact(line)[0].endswith("[redacted:password]"), line
+    assert redact("PASS: test_one_two_three")[0] == "PASS: test_one_two_three"
+    assert redact("bypass: s3cretValue99")[0] == "bypass: s3cretValue99"
+
+
+def test_the_aws_secret_near_a_key_id_is_looked_for_after_the_id() -> None:
+    # The id then `/` and 19 key characters make a 40-character run from the id's start: the
+    # look for its secret begins after the id, so it is not spent on that run.
+    secret = "Q3MX9VR2TL7PK4WZa1b2c3d4e5f6g7h8i9j0KLMN"
+    out, _ = redact(f"id AKIAQ3MX9VR2TL7PK4WZ/abcdefghij123456789 then {secret}")
+    assert out == "id [redacted:aws_access_key_id]/abcdefghij123456789 then [redacted:aws_secret_key]"
+
+
+def test_a_name_is_read_back_at_most_64_characters_for_its_flag_dash() -> None:
+    # `-<70 letters>_token value` is not a flag: the name is read back 64 characters at most.
+    line = "run -" + "a" * 70 + "_token s3cretValue99"
+    assert redact(line)[0] == line
+    assert redact("run --api_token s3cretValue99")[0] == "run --api_token [redacted:secret]"
+
+
+def test_offsets_hold_when_a_character_lowercases_to_two_in_escaped_text() -> None:
+    # `İ` lowercases to two characters; with an escape in the text the anchored rules read a
+    # lowercased copy of the view, which must keep the text's offsets.
+    assert redact('İ\\n"Authorization: Bearer abcDEF123ghiJKL456"')[0] == (
+        'İ\\n"Authorization: Bearer [redacted:auth_header]"'
+    )
+    assert (
+        redact("İ\\t<password>s3cretValue99</password>")[0] == "İ\\t<password>[redacted:password]</password>"
+    )
+
+
+def test_a_netrc_password_after_a_userless_one_is_still_redacted() -> None:
+    # The first `password word` has no login before it (prose); the netrc line after it does.
+    text = "enter password abcdefgh1\nmachine h login bob password s3cretValue99"
+    assert redact(text)[0] == "enter password abcdefgh1\nmachine h login bob password [redacted:password]"
+
+
+def test_a_bare_word_of_eight_with_a_digit_is_a_value_mid_line() -> None:
+    # Mid-line a bare word is taken for a variable unless it has 8+ characters and a digit.
+    assert redact("api_token = abcd1234 more")[0] == "api_token = [redacted:secret] more"
+    assert redact("api_token = abcdefgh more")[0] == "api_token = abcdefgh more"
+    assert redact("api_token = abc1234 more")[0] == "api_token = abc1234 more"
+
+
+def test_a_base64_pem_is_a_private_key_only_when_it_decodes_to_one() -> None:
+    import base64
+
+    def b64(pem: str) -> str:
+        return base64.b64encode(pem.encode()).decode()
+
+    body = "MIIEowIBAAKCAQEAx1y2z3abcdefghijklmnop"
+    key = b64(f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\n")
+    cert = b64(f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n")
+    assert redact(f"key: {key} end")[0] == "key: [redacted:private_key] end"
+    assert redact(f"cert: {cert} end")[0] == "cert: [redacted:secret] end"
+
+
+def test_only_an_aws_key_id_makes_a_nearby_40_character_run_its_secret() -> None:
+    run40 = "Q3MX9VR2TL7PK4WZa1b2c3d4e5f6g7h8i9j0KLMN"
+    assert redact(f"tok {KEY} then {run40}")[0] == f"tok [redacted:github_token] then {run40}"

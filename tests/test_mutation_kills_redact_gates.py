@@ -54,3 +54,13 @@ def test_a_gate_tried_after_another_still_opens_its_other_rules() -> None:
         hits = redact_gates.gate_lookup(rule_gates, long=long, use="re")
         assert hits("see http://host", "see http://host") == 0b11, long
         assert hits("a // comment", "a // comment") == 0b01, long
+
+
+def test_a_longer_word_gate_still_opens_the_rules_its_shorter_parent_does_not() -> None:
+    # `passwd` sits under `pass`; rule 0 is opened by either, rule 1 by `passwd` only: finding
+    # `pass` (rule 0) must not skip the look for `passwd`, in short and in long texts alike.
+    rule_gates = [(("pass", "passwd"), True), (("passwd",), True)]
+    for long in (0, 10**9):
+        hits = redact_gates.gate_lookup(rule_gates, long=long, use="re")
+        assert hits("my passwd x", "my passwd x") == 0b11, long
+        assert hits("my pass x", "my pass x") == 0b01, long

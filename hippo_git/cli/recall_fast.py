@@ -13,6 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from hippo_git.cli.plain_args import split_plain
 from hippo_git.errors import HippoError
 
 if TYPE_CHECKING:
@@ -48,21 +49,11 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
     """The recall's options from the plain forms of its command line, or None for the click
     command to answer (help, an unknown option, a missing or bad value, not exactly one query)."""
     opts: dict[str, Any] = {"as_json": False, "why": False, "no_notes": False, "limit": "10", "budget": None}
-    words: list[str] = []
-    args = iter(argv)
-    for arg in args:
-        if not arg.startswith("-") or arg == "-":
-            words.append(arg)
-            continue
-        name, eq, value = arg.partition("=")
-        if name in _FLAGS and not eq:
-            opts[_FLAGS[name]] = True
-        elif name in _VALUES:
-            if not eq:
-                value = next(args, "")
-            opts[_VALUES[name]] = value
-        else:
-            return None
+    split = split_plain(argv, _FLAGS, _VALUES)
+    if split is None:
+        return None
+    words, found = split
+    opts.update(found)
     if len(words) != 1 or not words[0]:
         return None
     for key in ("limit", "budget"):

@@ -14,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 
+from hippo_git.cli.plain_args import split_plain
 from hippo_git.errors import HippoError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
@@ -160,27 +161,11 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
     to answer (help, an unknown option, a missing or bad value, no query words)."""
     opts: dict[str, Any] = {"limit": 20, "since": None, "session_id": None}
     opts.update(everywhere=False, fts=False, as_json=False)
-    words: list[str] = []
-    args = iter(argv)
-    for arg in args:
-        if not arg.startswith("-") or arg == "-":
-            words.append(arg)
-            continue
-        name, eq, value = arg.partition("=")
-        if name in _FLAGS and not eq:
-            key = _FLAGS[name]
-            if key:
-                opts[key] = True
-        elif name in _VALUES:
-            if eq and not name.startswith("--"):
-                return None  # click reads `-n=5` as the value "=5"
-            if not eq:
-                value = next(args, "")
-                if not value or value.startswith("-"):
-                    return None
-            opts[_VALUES[name]] = value
-        else:
-            return None
+    split = split_plain(argv, _FLAGS, _VALUES)
+    if split is None:
+        return None
+    words, found = split
+    opts.update(found)
     if not words:
         return None
     if not str(opts["limit"]).isdigit() or not 1 <= int(opts["limit"]) <= MAX_LIMIT:

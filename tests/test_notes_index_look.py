@@ -87,24 +87,9 @@ def test_context_sees_edited_notes_and_memories_between_runs(tmp_path: Path) -> 
 
 def test_lint_counts_from_the_index_match_the_full_lint(tmp_path: Path) -> None:
     from hippo_git.notes.lint import index_counts, lint_notes, lint_notes_list
+    from tests.test_lint_facts import _repo  # the notes every kind of lint issue shows in
 
-    repo = make_repo(tmp_path / "repo")
-    (repo / ".hippo").mkdir()
-    (repo / ".hippo/hippo.toml").write_text(
-        'notes_dir = "notes"\n[notes]\nmax_bytes = 400\n'
-        '[context]\nrequired = ["conventions.md", "gone.md", "gone.md"]\nbudget_bytes = 600\n'
-    )
-    _write(repo, "notes/index.md", "# Index\n[[deploy]] [[Release Process]] [[ops/runbook]] [[nowhere]]\n")
-    _write(repo, "notes/conventions.md", "# Conventions\n" + "Type hints everywhere. " * 20 + "\n")
-    _write(repo, "notes/deploy.md", "---\ntitle: [unclosed\n---\n# Deploy\nSee [[deploy]] only.\n")
-    _write(repo, "notes/release-process.md", "# Release process\nTag it. [[Duplicate]]\n")
-    _write(repo, "notes/ops/runbook.md", "# Runbook\n" + "Restart it. " * 40 + "\n")
-    _write(repo, "notes/ops/deploy.md", "# Deploy steps\nNo links.\n")
-    _write(repo, "notes/a.md", "# Duplicate\nalone\n")
-    _write(repo, "notes/b.md", "# duplicate\nalone\n")
-    _write(repo, "notes/c.md", "# DUPLICATE\nalone, but links to itself [[c]]\n")
-    _write(repo, "notes/memories/m-1.md", "---\nkind: fact\n---\nA memory, unlinked by nature.\n")
-    cfg = load_config(repo)
+    _, cfg = _repo(tmp_path)
     conn = notes_index.open_notes_index(cfg)
     try:
         notes_index.refresh(conn, cfg)

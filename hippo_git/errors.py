@@ -16,6 +16,10 @@ class HippoError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def for_person(self) -> str:
+        """What a command prints on stderr for it: `error: MESSAGE` and, when there is one, `hint: HINT`."""
+        return f"error: {self.message}\n" + (f"hint: {self.hint}\n" if self.hint else "")
+
 
 class UsageError(HippoError):
     """The command line itself is wrong (exit 2)."""

@@ -160,9 +160,7 @@ def run_context(argv: list[str]) -> int | None:
     try:
         out = context_output(*opts)
     except HippoError as exc:
-        echo(f"error: {exc.message}", err=True)
-        if exc.hint:
-            echo(f"hint: {exc.hint}", err=True)
+        echo(exc.for_person(), err=True, nl=False)
         return exc.exit_code
     except Exception:  # noqa: BLE001 - the full command reports and logs it
         return None

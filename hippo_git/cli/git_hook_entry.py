@@ -56,7 +56,7 @@ def run_git_hook(name: str, argv: list[str]) -> int | None:
         )
         code, out, err = fn(cwd, argv)
     except HippoError as exc:
-        sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
+        sys.stderr.write(exc.for_person())
         return exc.exit_code
     except Exception:  # noqa: BLE001 - the full command reports and logs it
         return None

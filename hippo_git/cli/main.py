@@ -115,9 +115,7 @@ class HippoGroup(FullHelpGroup):
         try:
             return super().invoke(ctx)
         except HippoError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            if exc.hint:
-                click.echo(f"hint: {exc.hint}", err=True)
+            click.echo(exc.for_person(), err=True, nl=False)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)

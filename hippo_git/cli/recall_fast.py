@@ -77,7 +77,7 @@ def run_fast(argv: list[str]) -> int | None:
             opts["query"], budget_tokens=opts["budget"], limit=opts["limit"], notes=not opts["no_notes"]
         )
     except HippoError as exc:
-        sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
+        sys.stderr.write(exc.for_person())
         return exc.exit_code
     if opts["as_json"]:
         sys.stdout.write(recall_json(items, opts["why"]) + "\n")

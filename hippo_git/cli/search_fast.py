@@ -189,7 +189,7 @@ def run_fast(argv: list[str]) -> int | None:
         if opts["since"] or opts["session_id"]:
             docs = []  # a time or session filter asks about turns; files have neither
     except HippoError as exc:
-        sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
+        sys.stderr.write(exc.for_person())
         return exc.exit_code
     except Exception:  # noqa: BLE001 - the full command reports and logs it
         return None

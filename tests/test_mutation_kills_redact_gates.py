@@ -3,8 +3,11 @@ how the engine is chosen, and the grouped lookup on texts around its length thre
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
+from hippo_git.transcripts import redact as engine
 from hippo_git.transcripts import redact_gates
 
 
@@ -64,3 +67,140 @@ def test_a_longer_word_gate_still_opens_the_rules_its_shorter_parent_does_not() 
         hits = redact_gates.gate_lookup(rule_gates, long=long, use="re")
         assert hits("my passwd x", "my passwd x") == 0b11, long
         assert hits("my pass x", "my pass x") == 0b01, long
+
+
+# The gates PRUNE (issue 12's speed): a gate is looked for only where it can still open a rule.
+# A shortcut broken the other way changes no bits, only the work, so these tests watch the work:
+# each `in` the lookup makes on the text (a `str` that records what is looked for in it) and each
+# search of a group's regex (`GateGroups.found`, still run).
+class Watched(str):
+    """A text that records each literal looked for in it with `in`."""
+
+    log: list[object]
+
+    def __contains__(self, needle: object) -> bool:
+        self.log.append(needle)
+        return super().__contains__(needle)  # type: ignore[operator]
+
+
+def traced(
+    monkeypatch: pytest.MonkeyPatch, hits: Callable[[str, str], int], text: str
+) -> tuple[int, list[object], list[int]]:
+    """The bits `hits` gives for `text`, the literals it looked for with `in`, and the groups it
+    searched, in order."""
+    log: list[object] = []
+    searched: list[int] = []
+    real = redact_gates.GateGroups.found
+
+    def found(self: redact_gates.GateGroups, group: int, low: str) -> int:
+        searched.append(group)
+        return real(self, group, low)
+
+    monkeypatch.setattr(redact_gates.GateGroups, "found", found)
+    watched, low = Watched(text), Watched(engine._lower(text))
+    watched.log = low.log = log
+    bits = hits(watched, low)
+    monkeypatch.undo()
+    return bits, log, searched
+
+
+PAD = " plain words and more words" * 30  # past LONG, holding no gate of the tables below
+
+
+def test_a_text_below_the_threshold_never_searches_the_groups_and_a_long_one_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hits = redact_gates.gate_lookup(engine._RULE_GATES, use="re")
+    short = "my sig=abc and a token"
+    bits, log, searched = traced(monkeypatch, hits, short)
+    assert bits and searched == [] and "sig=" in log and "token" in log
+    for text in (short + " " * (redact_gates.LONG - len(short)), short + PAD):
+        assert len(text) >= redact_gates.LONG
+        bits_long, log, searched = traced(monkeypatch, hits, text)
+        # `sig=` and `token` are found through their groups, and not looked for again
+        assert bits_long == bits and searched and "sig=" not in log and "token" not in log
+
+
+def test_a_gate_whose_rules_all_run_already_is_not_looked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rule 0 runs once `~x` is found (a rare parent, looked up first): its other gates, under
+    # `=` and under the word `key`, need no look, through a group or with `in`.
+    rule_gates = [(("~x", "sig=", "keypass"), True), (("key",), True)]
+    hits = redact_gates.gate_lookup(rule_gates, long=100, use="re")
+    text = "~x sig= keypass" + PAD
+    bits, log, searched = traced(monkeypatch, hits, text)
+    assert bits == 0b11
+    assert "sig=" not in log and "keypass" not in log
+    assert searched == [0]  # the group of `key` (`k`), not that of `sig=` (`=`)
+    # Without `~x`, `sig=` is looked for (and found: `keypass` is not); without either, `keypass`.
+    bits, log, searched = traced(monkeypatch, hits, text.replace("~x", "~y"))
+    assert bits == 0b11 and "keypass" not in log and sorted(searched) == [0, 3]
+    bits, log, searched = traced(monkeypatch, hits, text.replace("~x", "~y").replace("sig=", "si="))
+    assert bits == 0b11 and "keypass" in log and sorted(searched) == [0, 3]
+
+
+def test_a_gate_tried_after_another_is_not_looked_for_once_its_rules_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `://` is tried after `//` (looked up directly, `_COMMON`); rule 0 already runs through `~x`.
+    rule_gates = [(("~x", "://"), True), (("//",), True)]
+    hits = redact_gates.gate_lookup(rule_gates, long=100, use="re")
+    bits, log, searched = traced(monkeypatch, hits, "~x see http://host" + PAD)
+    assert bits == 0b11 and "//" in log and "://" not in log and searched == []
+    bits, log, searched = traced(monkeypatch, hits, "~y see http://host" + PAD)
+    assert bits == 0b11 and searched == [redact_gates.ANCHORS.index("/")]
+
+
+def test_a_word_tried_after_a_word_is_not_looked_for_once_its_rules_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `password` is tried after `passw`, which is tried after `pass`.
+    rule_gates = [(("~x", "password"), True), (("pass",), True), (("passw",), True)]
+    hits = redact_gates.gate_lookup(rule_gates, long=100, use="re")
+    bits, log, _ = traced(monkeypatch, hits, "~x the password" + PAD)
+    assert bits == 0b111 and "passw" in log and "password" not in log
+    bits, log, _ = traced(monkeypatch, hits, "~y the password" + PAD)
+    assert bits == 0b111 and "password" in log
+
+
+def test_each_group_is_searched_at_most_once_a_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    hits = redact_gates.gate_lookup(engine._RULE_GATES, use="re")
+    literals = sorted({g for gates, _ in engine._RULE_GATES for g in gates})
+    for text in (" ".join(literals) + PAD, PAD + " ".join(literals), PAD, "x" * 700):
+        _, _, searched = traced(monkeypatch, hits, text)
+        assert len(searched) == len(set(searched)), text[:60]
+        assert all(0 <= g < len(redact_gates.ANCHORS) for g in searched)
+
+
+def test_gates_with_a_rare_parent_or_common_are_looked_up_directly(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `~k=` holds the anchor `k`, but gates under `~` are looked up with `in`, never through a group;
+    # so is `//` (found early in most long texts).
+    rule_gates = [(("~k=",), False), (("//",), True)]
+    hits = redact_gates.gate_lookup(rule_gates, long=100, use="re")
+    bits, log, searched = traced(monkeypatch, hits, "a ~k= b // c" + PAD)
+    assert bits == 0b11 and "~k=" in log and "//" in log and searched == []
+
+
+def test_a_one_letter_word_gets_no_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    # In the `k` group a lone `k` would stand for every literal holding it (`key=` found as "`k`
+    # occurs", then looked for with `in`): it is looked up directly, and `key=` through the group.
+    rule_gates = [(("k",), True), (("key=",), True)]
+    hits = redact_gates.gate_lookup(rule_gates, long=100, use="re")
+    bits, log, searched = traced(monkeypatch, hits, "a kite, x=1" + PAD)
+    assert bits == 0b01 and "k" in log and "key=" not in log and searched == [0]
+
+
+def test_a_literals_anchor_is_the_rarest_before_its_last_character() -> None:
+    def anchor(literal: str) -> tuple[int, dict[str, int]]:
+        literals: list[dict[str, int]] = [{} for _ in redact_gates.ANCHORS]
+        group = redact_gates._anchor(literal, literals)
+        return group, next((d for d in literals if d), {})
+
+    k, b, eq, p, slash = (redact_gates.ANCHORS.index(c) for c in "kb=p/")
+    assert anchor("k") == (-1, {}) and anchor("xyz") == (-1, {})
+    assert anchor("xyk") == (k, {"xyk": 2})  # only at the end: that one
+    assert anchor("pkx") == (k, {"pkx": 1})  # rarer, though later
+    assert anchor("kbx") == (k, {"kbx": 0})
+    assert anchor("pxk") == (p, {"pxk": 0})  # before the end beats rarer at the end
+    assert anchor("x=b") == (eq, {"x=b": 1})
+    assert anchor("x/=") == (slash, {"x/=": 1})
+    assert anchor("ab") == (b, {"ab": 1})  # `b` ends it: its group

@@ -4,6 +4,7 @@ how the engine is chosen, and the grouped lookup on texts around its length thre
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -204,3 +205,39 @@ def test_a_literals_anchor_is_the_rarest_before_its_last_character() -> None:
     assert anchor("x=b") == (eq, {"x=b": 1})
     assert anchor("x/=") == (slash, {"x/=": 1})
     assert anchor("ab") == (b, {"ab": 1})  # `b` ends it: its group
+
+
+def test_hyperscan_reports_each_gate_once_a_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A gate found a thousand times opens its rules once: Hyperscan is told to stop at the first
+    # match of each (`HS_FLAG_SINGLEMATCH`), caseless gates too, rather than call back for each.
+    hyperscan = pytest.importorskip("hyperscan")
+    calls: list[int] = []
+
+    class Counted(hyperscan.Database):  # type: ignore[misc,name-defined]
+        def scan(self, data: bytes, match_event_handler: Any, **kwargs: Any) -> Any:
+            def counted(gate: int, *rest: Any) -> Any:
+                calls.append(gate)
+                return match_event_handler(gate, *rest)
+
+            return super().scan(data, match_event_handler=counted, **kwargs)
+
+    monkeypatch.setattr(hyperscan, "Database", Counted)
+    hits = redact_gates.gate_lookup(
+        [(("token",), True), (("Sig=",), False), (("~x",), False)], use="hyperscan"
+    )
+    text = "a Token, Sig=1 and ~x " * 1000
+    assert hits(text, text.lower()) == 0b111
+    assert sorted(calls) == [0, 1, 2]
+
+
+def test_a_gate_listed_twice_opens_its_rule_once() -> None:
+    # The same literal twice in a rule, or read the same way from two (a caseless one is read in
+    # the lowercased text either way): its rules are or-ed together, never added.
+    rule_gates = [(("ab=", "ab=", "1/"), False), (("ab=", "1/"), True), (("1/",), False)]
+    engines = ["re"] + (["hyperscan"] if redact_gates.engine() == "hyperscan" else [])
+    for use in engines:
+        for long in (0, 10**9):
+            hits = redact_gates.gate_lookup(rule_gates, long=long, use=use)
+            assert hits("x ab= y", "x ab= y") == 0b011, (use, long)
+            assert hits("x AB= y", "x ab= y") == 0b010, (use, long)
+            assert hits("x 1/ y", "x 1/ y") == 0b111, (use, long)

@@ -97,13 +97,14 @@ def _hyperscan_lookup(rule_gates: RuleGates) -> Callable[[str, str], int]:
         scratch = getattr(local, "scratch", None)
         if scratch is None:
             scratch = local.scratch = hyperscan.Scratch(database)
-        found = [0]
+        found = 0
 
         def on_match(gate: int, start: int, end: int, flags: int, context: object) -> None:
-            found[0] |= bits[gate]
+            nonlocal found
+            found |= bits[gate]
 
         database.scan(text.encode("ascii", "replace"), match_event_handler=on_match, scratch=scratch)
-        return found[0]
+        return found
 
     _READS_TEXT_ONLY.add(hits)
     return hits

@@ -1,0 +1,233 @@
+"""The token scan (`redact_tokens`) against its definition, over generated texts (issue 21).
+
+Its speed comes from shortcuts: runs of 20+ token characters found with one `translate`, a dict
+on a run's first two characters, shapes keyed by run length, the look back over a dotted prefix
+or an escape, and the resume point after a token. Two differential tests reach all of them:
+
+- every vendor token rule (`redact_rules.TOKENS`, `SHAPES`) finds examples generated from its own
+  regex when they stand alone, as its kind, over the whole example;
+- a token, a shape after its context word, a loose secret after `key: ` and a key's body lines are
+  found the same wherever they stand (at the start or the end of the text, after every separator,
+  after multi-byte characters, after a JSON escape, JSON-escaped themselves, two side by side):
+  the spans are those of the example alone, moved by what comes before it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+import re._constants as sre_constants  # type: ignore[import-not-found]
+import re._parser as sre_parser  # type: ignore[import-not-found]
+from typing import Any
+
+import pytest
+
+from hippo_git.transcripts import redact_loose, redact_rules
+from hippo_git.transcripts.redact import scan
+
+_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def example(pattern: str, rng: random.Random) -> str:
+    """A string the regex matches, drawn at random: classes give a letter or digit where they
+    hold one (the run a token lives in), repeats 20 or their least, up to 12 more; drawn again
+    until the look-aheads (a digit, a capital) hold too."""
+    while True:
+        text = _draw(pattern, rng)
+        if re.fullmatch(pattern, text):
+            return text
+
+
+def _draw(pattern: str, rng: random.Random) -> str:
+    out: list[str] = []
+
+    def walk(items: Any) -> None:
+        for op, av in items:
+            if op is sre_constants.LITERAL:
+                out.append(chr(av))
+            elif op is sre_constants.IN:
+                chars: list[str] = []
+                for kind, value in av:
+                    if kind is sre_constants.LITERAL:
+                        chars.append(chr(value))
+                    elif kind is sre_constants.RANGE:
+                        chars += [chr(c) for c in range(value[0], value[1] + 1)]
+                    elif kind is sre_constants.CATEGORY:
+                        chars += "0123456789"
+                    else:
+                        raise AssertionError((kind, value))
+                out.append(rng.choice([c for c in chars if c in _TOKEN_CHARS] or chars))
+            elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+                least, most, sub = av
+                if most > 1:  # at least 20 where it may (a run of 20 is what the scan looks at)
+                    least = min(most, max(least, 20))
+                for _ in range(rng.randint(least, min(most, least + 12))):
+                    walk(sub)
+            elif op is sre_constants.SUBPATTERN:
+                walk(av[-1])
+            elif op is sre_constants.BRANCH:
+                walk(rng.choice(av[1]))
+            elif op is sre_constants.CATEGORY:
+                out.append(rng.choice("0123456789"))
+            elif op not in (sre_constants.ASSERT_NOT, sre_constants.ASSERT, sre_constants.AT):
+                raise AssertionError((op, av))
+
+    walk(sre_parser.parse(pattern))
+    return "".join(out)
+
+
+def b64_pem(rng: random.Random, size: int) -> str:
+    body = "".join(rng.choice(_TOKEN_CHARS) for _ in range(size))
+    pem = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\n"
+    return base64.b64encode(pem.encode()).decode()
+
+
+def token_examples(rng: random.Random) -> list[tuple[str, str]]:
+    """(example, kind) for every vendor token and shape rule, three apiece (a Telegram token is
+    its bot id, a colon and what the rule matches; a base64 PEM has a random body)."""
+    found = []
+    for kind, pattern in redact_rules.TOKENS:
+        for _ in range(3):
+            text = example(pattern, rng)
+            if kind == "telegram_bot_token":
+                text = "4839574813:" + text
+            if kind == "private_key":
+                text = b64_pem(rng, rng.randrange(8, 200))
+            found.append((text, kind))
+    for kind, _, pattern, context in redact_rules.SHAPES:
+        for _ in range(3):
+            word = example(context, rng) + " " if context else ""
+            found.append((word + example(pattern, rng), kind))
+    return found
+
+
+def test_each_token_rule_finds_examples_drawn_from_its_own_regex() -> None:
+    rng = random.Random("m4-tokens")
+    examples = token_examples(rng)
+    kinds = {kind for kind, _ in redact_rules.TOKENS} | {kind for kind, *_ in redact_rules.SHAPES}
+    assert {kind for _, kind in examples} == kinds and len(examples) > 400
+    for text, kind in examples:
+        start = text.rfind(" ") + 1  # a shape's span is its value, after its context word
+        assert scan(text) == [(start, len(text), kind)], text
+
+
+def test_a_base64_pem_is_read_from_its_first_120_characters() -> None:
+    # Decoding 120 characters (a multiple of 4) reads its header; no context word here, so only
+    # the decoded header makes it a key.
+    rng = random.Random("m4-pem")
+    for size in (40, 60, 100, 400):
+        pem = b64_pem(rng, size)
+        assert len(pem) > 121
+        assert scan(f"see {pem} here") == [(4, 4 + len(pem), "private_key")]
+    cert = base64.b64encode(b"-----BEGIN CERTIFICATE-----\n" + b"A" * 200).decode()
+    assert scan(f"see {cert} here") == []
+
+
+# What may stand before and after an example: nothing, separators, multi-byte characters, JSON
+# escapes (a run then starts at the escape's letter), quotes and brackets, long words.
+BEFORE = ("", " ", "\n", "x ", "é ", "日本語 ", "\t", "(", "[", "{", '"', "'", "<", "`", "a, ", "→ ")
+BEFORE += ("\\n", "\\t", '\\"', "\\\\n", "\\u00e9", "x" * 100 + " ", "ghp_short ", "sk- ", "AKIA ")
+AFTER = ("", " ", "\n", ")", "]", "}", '"', "'", ">", ",", ";", "`", " é", "\\n", '\\"')
+AFTER += (" and more words", "\n" + "y" * 100, "! Next", " /path")
+
+
+def loose_examples(rng: random.Random) -> list[str]:
+    """A random key after `key: `, and a key block's body lines (base64, with + and /)."""
+    b64 = _TOKEN_CHARS + "+/"
+    found = []
+    for _ in range(12):
+        value = "".join(rng.choice(_TOKEN_CHARS) for _ in range(rng.randrange(24, 60)))
+        value = value[:3] + "Aa1" + value[3:]  # both cases and a digit
+        found.append(f"key: {value}")
+        lines = ["".join(rng.choice(b64) for _ in range(64)) for _ in range(rng.randrange(2, 5))]
+        found.append("\n".join(lines))
+    return found
+
+
+def assert_found_as_alone(texts: list[str], before: tuple[str, ...], after: tuple[str, ...]) -> None:
+    for text in texts:
+        alone = scan(text)
+        assert alone, text
+        for b in before:
+            for a in after:
+                want = [(s + len(b), e + len(b), k) for s, e, k in alone]
+                assert scan(b + text + a) == want, (b, text, a)
+
+
+def test_a_token_is_found_the_same_wherever_it_stands() -> None:
+    rng = random.Random("m4-where")
+    examples = [text for text, _ in token_examples(rng)]
+    assert_found_as_alone(examples, BEFORE, AFTER)
+
+
+def test_a_loose_secret_and_a_key_body_are_found_the_same_wherever_they_stand() -> None:
+    rng = random.Random("m4-loose")
+    examples = loose_examples(rng)
+    # a key body's first line may follow text only past a blank or a quote, and the body ends
+    # its line (`_KEY_LINE`)
+    assert_found_as_alone(examples, ("", "\n", "x\n", "é\n", "日本語\n"), ("", "\n", "\nmore words"))
+    keys = [text for text in examples if text.startswith("key: ")]
+    assert_found_as_alone(keys, BEFORE, AFTER)
+
+
+def test_a_json_escaped_token_is_found_the_same_wherever_it_stands() -> None:
+    rng = random.Random("m4-json")
+    examples = [json.dumps(text)[1:-1] for text, _ in token_examples(rng)]
+    examples += [json.dumps(text)[1:-1] for text in loose_examples(rng) if text.startswith("key: ")]
+    assert_found_as_alone(examples, ('{"k": "', '\\"', "\\n", "é "), ('"}', '\\"', "\\n", ""))
+
+
+def test_tokens_side_by_side_are_each_found_as_alone() -> None:
+    rng = random.Random("m4-pairs")
+    examples = [text for text, _ in token_examples(rng)] + loose_examples(rng)[::2]
+    # (after an AWS key id, a 40-character run is its secret: not alone)
+    for first in [text for text, kind in token_examples(rng) if kind != "aws_access_key_id"]:
+        second = rng.choice(examples)
+        for sep in (" ", "\n", ", ", "\\n"):
+            text = first + sep + second
+            at = len(first) + len(sep)
+            want = scan(first) + [(s + at, e + at, k) for s, e, k in scan(second)]
+            assert scan(text) == want, text
+
+
+TERRAFORM = "abcdefghijklmn.atlasv1." + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C" * 2  # <14>.atlasv1.<60+>
+
+
+def test_a_terraform_token_is_found_from_the_start_of_the_text_on() -> None:
+    assert scan(TERRAFORM) == [(0, len(TERRAFORM), "api_token")]
+    assert_found_as_alone([TERRAFORM], BEFORE, AFTER)
+
+
+def test_a_shapes_context_word_counts_within_80_characters_before_it() -> None:
+    token = "00" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C"[:40] + "ab12"  # Okta: 00 and 40
+    assert len(token) == 42
+    for gap, found in ((76, True), (77, False), (200, False)):  # `okta` ends 80 characters before
+        text = "okta" + " " * gap + token
+        want = [(len(text) - 42, len(text), "api_token")] if found else []
+        assert scan(text) == want, gap
+
+
+def test_a_key_id_inside_a_token_that_ran_past_a_slash_has_no_secret_after_it() -> None:
+    # The Grafana token runs on past `/`; the scan resumes after it, so the AWS key id shape in
+    # its tail is not a key id, and the 40-character run after it is no AWS secret.
+    token = "glsa_" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0Mn" + "/AKIA" + "Q3MX9VR2TL7PK4WZ"
+    run40 = "Q3MX9VR2TL7PK4WZa1b2c3d4e5f6g7h8i9j0KLMN"
+    assert scan(f"{token} {run40}") == [(0, len(token), "api_token")]
+
+
+def test_a_run_claimed_as_a_token_is_not_looked_at_again_as_a_loose_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    looks: list[int] = []
+    key_body = redact_loose.key_body
+
+    def counted(text: str, start: int, end: int) -> tuple[int, int] | None:
+        looks.append(start)
+        return key_body(text, start, end)
+
+    monkeypatch.setattr(redact_loose, "key_body", counted)
+    token = "ghp_" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C"
+    assert scan(f"key: {token} and x9Yq2Lm4Np6Rs8Tu0Vw3Xy5Za7Bc1De") == [(5, 45, "github_token")]
+    assert looks == [50]  # the next run only, which is no secret (no word or operator before it)

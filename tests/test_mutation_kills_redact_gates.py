@@ -3,6 +3,7 @@ how the engine is chosen, and the grouped lookup on texts around its length thre
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -241,3 +242,37 @@ def test_a_gate_listed_twice_opens_its_rule_once() -> None:
             assert hits("x ab= y", "x ab= y") == 0b011, (use, long)
             assert hits("x AB= y", "x ab= y") == 0b010, (use, long)
             assert hits("x 1/ y", "x 1/ y") == 0b111, (use, long)
+
+
+def test_a_gate_with_a_question_mark_reads_the_text_itself() -> None:
+    # Without letters a gate reads the same in the lowercased text, where a character outside
+    # ASCII is `?`: so `=?` is looked for in the text as it is.
+    rule_gates = [(("=?",), False), (("?=",), False)]
+    for long in (0, 10**9):
+        hits = redact_gates.gate_lookup(rule_gates, long=long, use="re")
+        for text, want in (("a =é b", 0b00), ("a =? b", 0b01), ("a é= b", 0b00), ("a ?= b", 0b10)):
+            assert hits(text, engine._lower(text)) == want, (long, text)
+
+
+@pytest.mark.parametrize("parent", ["K", "?"])
+def test_a_parent_character_must_have_no_case_and_survive_lowercasing(
+    monkeypatch: pytest.MonkeyPatch, parent: str
+) -> None:
+    monkeypatch.setattr(redact_gates, "_PARENTS", redact_gates._PARENTS + parent)
+    with pytest.raises(ValueError, match="no case and survive lowercasing"):
+        redact_gates.gate_lookup([((f"x{parent}y",), False)], use="re")
+
+
+def test_a_groups_regex_tells_its_literals_apart_after_the_anchor() -> None:
+    groups = redact_gates.GateGroups(((("key", 0), ("kbd", 0), ("xk1", 1)),))
+    # lone: a plain literal (joins `re`'s literal prefix); several: an empty group after each
+    # one's next character, the bits in the same order; a look-behind where the anchor is inside
+    assert groups._compile(0, 0b001)[0].pattern == "key"
+    assert groups._compile(0, 0b100) == (re.compile("k1(?<=xk1)"), (4, 4))
+    rx, bits = groups._compile(0, 0b111)
+    assert rx.pattern == "k(?:e()y|b()d|1()(?<=xk1))" and bits == (1, 1, 2, 4)
+    assert groups.found(0, "a kbd, xk1 key") == 0b111 and groups.found(0, "kb xk k1") == 0
+    # Two literals at the same anchor (`-p` and `pass` at one `p`): both found.
+    p = redact_gates.ANCHORS.index("p")
+    overlapping = redact_gates.GateGroups(((),) * p + ((("-p", 1), ("pass", 0)),))
+    assert overlapping.found(p, "a -pass") == 0b11 and overlapping.found(p, "a -p pas") == 0b01

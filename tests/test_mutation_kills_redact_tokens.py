@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from hippo_git.transcripts import redact_loose, redact_rules
+from hippo_git.transcripts import redact_loose, redact_rules, redact_tokens
 from hippo_git.transcripts.redact import scan
 
 _TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -231,3 +231,104 @@ def test_a_run_claimed_as_a_token_is_not_looked_at_again_as_a_loose_secret(
     token = "ghp_" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C"
     assert scan(f"key: {token} and x9Yq2Lm4Np6Rs8Tu0Vw3Xy5Za7Bc1De") == [(5, 45, "github_token")]
     assert looks == [50]  # the next run only, which is no secret (no word or operator before it)
+
+
+def test_an_openai_key_needs_a_digit_and_a_letter_after_sk_dash() -> None:
+    letters = "abcdefghijklmnopqrstuvwxyzABCD"
+    assert scan("sk-" + letters) == []
+    assert scan("sk-" + "1234567890" * 3) == []
+    assert scan("sk-1" + letters) == [(0, 34, "openai_key")]  # the digit first after `sk-`
+    assert scan("sk-" + letters + "9") == [(0, 34, "openai_key")]
+
+
+def test_a_terraform_token_needs_60_characters_after_atlasv1() -> None:
+    head = "abcdefghijklmn.atlasv1."
+    assert scan(head + "Zq8Xw3Rt7Y" * 6) == [(0, 83, "api_token")]
+    assert scan("x " + head + "Zq8Xw3Rt7Y" * 6) == [(2, 85, "api_token")]
+    assert all(kind != "api_token" for *_, kind in scan(head + "Zq8Xw3Rt7Y" * 5 + "Zq8Xw3Rt7"))
+
+
+def test_a_shape_after_a_json_escape_is_found_from_the_escapes_end() -> None:
+    okta = "00" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C" + "ab12"
+    for escape in ("\\n", "\\t", '\\"', "\\u0022"):
+        text = "okta" + escape + okta
+        assert scan(text) == [(len(text) - 42, len(text), "api_token")], escape
+
+
+class Looks:
+    """The runs the token scan looked at: passed to `_match_run`, looked up by length among the
+    shapes, and looked at as a loose key."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.matched: list[int] = []
+        self.loose: list[int] = []
+        match_run, key_body = redact_tokens._match_run, redact_loose.key_body
+
+        def matched(text: str, raw: bytes, start: int, end: int, spans: list[Any]) -> int:
+            self.matched.append(start)
+            return match_run(text, raw, start, end, spans)
+
+        def loose(text: str, start: int, end: int) -> tuple[int, int] | None:
+            self.loose.append(start)
+            return key_body(text, start, end)
+
+        monkeypatch.setattr(redact_tokens, "_match_run", matched)
+        monkeypatch.setattr(redact_loose, "key_body", loose)
+        self.shapes: list[int] = []
+        outer = self
+
+        class Shapes(dict[int, Any]):
+            def get(self, length: int, default: Any = None) -> Any:
+                outer.shapes.append(length)
+                return super().get(length, default)
+
+        monkeypatch.setattr(redact_tokens, "_SHAPES", Shapes(redact_tokens._SHAPES))
+
+    def scan(self, text: str) -> list[tuple[int, int, str]]:
+        self.matched.clear()
+        self.loose.clear()
+        self.shapes.clear()
+        return scan(text)
+
+
+def test_only_runs_that_may_hold_a_token_are_matched(monkeypatch: pytest.MonkeyPatch) -> None:
+    looks = Looks(monkeypatch)
+    # A run of 19 is not looked at; 25 plain letters (no token's start, no shape's length, no
+    # `.`, `\` or `!` before) are not matched, nor looked at as a key (no digit).
+    assert looks.scan("LTAI" + "abcdefghijk1234") == [] and looks.matched == [] and looks.loose == []
+    assert looks.scan("x abcdefghijklmnopqrstuvwxy z") == [] and looks.matched == [] and looks.loose == []
+    # each of those opens the match
+    for text in ("x ghp_abcdefghijklmnopqrstuvwxy", "x " + "a" * 42, "x .abcdefghijklmnopqrstuvwxy"):
+        looks.scan(text)
+        assert looks.matched == [2 + text[2:].startswith(".")], text
+    looks.scan("x \\\\nabcdefghijklmnopqrstuvwxy")  # an escape kept (JSON in JSON): `\\n`
+    assert looks.matched == [4]
+
+
+def test_only_runs_with_a_digit_and_both_cases_or_hex_are_looked_at_as_keys(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    looks = Looks(monkeypatch)
+    for value in ("abcdefghijklmnopqrstuvwxy", "ABCDEFGHIJKLMNOPQRSTUVWX1", "abcdefghijklmnopqrstuvwx1"):
+        assert looks.scan(f"key: {value}") == [] and looks.loose == [], value
+    for value in ("abcdefghijklmnopqrstuvwX1", "0123456789abcdef0123456789abcdef"):
+        looks.scan(f"key: {value}")
+        assert looks.loose == [5], value
+
+
+def test_a_key_bodys_lines_are_looked_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    looks = Looks(monkeypatch)
+    rng = random.Random("m4-body")
+    b64 = _TOKEN_CHARS + "+/"
+    body = "\n".join("".join(rng.choice(b64) for _ in range(64)) for _ in range(4))
+    assert looks.scan(body) == [(0, len(body), "private_key")]
+    assert len(looks.loose) == 1
+
+
+def test_a_runs_shapes_are_looked_up_once_and_again_after_an_escape(monkeypatch: pytest.MonkeyPatch) -> None:
+    looks = Looks(monkeypatch)
+    okta = "00" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C" + "ab12"
+    assert looks.scan("okta " + okta) == [(5, 47, "api_token")] and looks.shapes == [42]
+    assert looks.scan("okta " + okta[:-1]) == [] and looks.shapes == [41]
+    # an escape kept (JSON in JSON): the run starts at its letter; the shape is after it
+    assert looks.scan("okta \\\\n" + okta) == [(8, 50, "api_token")] and looks.shapes == [43, 42]

@@ -332,3 +332,22 @@ def test_a_runs_shapes_are_looked_up_once_and_again_after_an_escape(monkeypatch:
     assert looks.scan("okta " + okta[:-1]) == [] and looks.shapes == [41]
     # an escape kept (JSON in JSON): the run starts at its letter; the shape is after it
     assert looks.scan("okta \\\\n" + okta) == [(8, 50, "api_token")] and looks.shapes == [43, 42]
+
+
+def test_a_token_of_exactly_20_then_another_are_both_found() -> None:
+    ltai = "LTAI" + "Zq8Xw3Rt7Yu2Io9P"  # Alibaba: LTAI and 12 to 20, a run of 20 here
+    ghp = "ghp_" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C"
+    assert scan(f"{ltai} {ghp}") == [(0, 20, "api_token"), (21, 61, "github_token")]
+    assert scan(f"{ltai}\n{ltai}") == [(0, 20, "api_token"), (21, 41, "api_token")]
+
+
+def test_a_dotted_prefix_is_walked_back_26_characters_past_an_escape() -> None:
+    # SendGrid: `SG.`, 16+, `.`, 16+. With a middle part under 20 the run is the last part, and
+    # the prefix is walked back to `SG.`, over a kept escape's letters (`\\u0022`: 26 back).
+    middle, last = "Zq8Xw3Rt7Yu2Io9Pa", "xzKsq_jte-ajHFJgBltwdaZCf99H2fjBQ41eNHLt79g"
+    for escape in (" ", "\\\\n", "\\\\u0022"):
+        for size in (16, 17):
+            key = f"SG.{middle[:size]}.{last}"
+            text = f"x {escape}{key} y"
+            at = 2 + len(escape)
+            assert scan(text) == [(at, at + len(key), "sendgrid_key")], (escape, size)

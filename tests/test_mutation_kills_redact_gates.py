@@ -4,6 +4,7 @@ how the engine is chosen, and the grouped lookup on texts around its length thre
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -276,3 +277,39 @@ def test_a_groups_regex_tells_its_literals_apart_after_the_anchor() -> None:
     p = redact_gates.ANCHORS.index("p")
     overlapping = redact_gates.GateGroups(((),) * p + ((("-p", 1), ("pass", 0)),))
     assert overlapping.found(p, "a -pass") == 0b11 and overlapping.found(p, "a -p pas") == 0b01
+
+
+def test_gates_given_as_a_str_subclass_open_their_rules() -> None:
+    # YAML loaders may give their own `str` type: a gate equal to its parent character is that
+    # character's own gate whatever object holds it.
+    class Scalar(str):
+        pass
+
+    rule_gates = [
+        ((Scalar("="), Scalar("key=")), False),
+        ((Scalar("pass"),), True),
+        ((Scalar("passw"),), True),
+    ]
+    for long in (0, 10**9):
+        hits = redact_gates.gate_lookup(rule_gates, long=long, use="re")
+        assert hits("a = b", "a = b") == 0b001 and hits("a passw", "a passw") == 0b110, long
+
+
+def test_without_the_hyperscan_wheel_the_engine_is_re(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HIPPO_REDACT_ENGINE", raising=False)
+    monkeypatch.setitem(sys.modules, "hyperscan", None)  # `import hyperscan` raises ImportError
+    assert redact_gates.engine() == "re"
+    hits = redact_gates.gate_lookup([(("key=",), True)])
+    assert redact_gates.reads_low(hits) and hits("a KEY=1", "a key=1") == 1
+
+
+def test_only_the_re_lookup_reads_the_lowercased_text() -> None:
+    rule_gates = [(("key=",), True)]
+    assert redact_gates.reads_low(redact_gates.gate_lookup(rule_gates, use="re"))
+    if redact_gates.engine() == "hyperscan":
+        for hits in (
+            redact_gates.gate_lookup(rule_gates),
+            redact_gates.gate_lookup(rule_gates, use="hyperscan"),
+        ):
+            assert not redact_gates.reads_low(hits)
+            assert hits("a KEY=1", "") == 1  # read caselessly in the text itself

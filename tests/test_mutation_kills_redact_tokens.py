@@ -351,3 +351,9 @@ def test_a_dotted_prefix_is_walked_back_26_characters_past_an_escape() -> None:
             text = f"x {escape}{key} y"
             at = 2 + len(escape)
             assert scan(text) == [(at, at + len(key), "sendgrid_key")], (escape, size)
+
+
+def test_a_base64_pem_shape_that_does_not_decode_is_no_key() -> None:
+    head = "LS0tLS1CRUdJTi"  # `-----BEGIN` in base64
+    for tail in ("abcdefghij" * 4 + "k", "abcdefghij" * 4 + "k=x"):  # bad padding, `=` inside
+        assert scan(f"see {head}{tail} here") == [], tail

@@ -313,3 +313,26 @@ def test_only_the_re_lookup_reads_the_lowercased_text() -> None:
         ):
             assert not redact_gates.reads_low(hits)
             assert hits("a KEY=1", "") == 1  # read caselessly in the text itself
+
+
+def test_a_word_gate_is_looked_for_only_where_a_shorter_word_inside_it_occurs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `passw` sits under `pass`, and `htpasswd` too (the first word inside it), wherever `pass`
+    # stands in them: text without `pass` looks for neither.
+    rule_gates = [(("pass",), True), (("passw",), True), (("htpasswd",), True), (("token",), True)]
+    hits = redact_gates.gate_lookup(rule_gates, use="re")
+    bits, log, _ = traced(monkeypatch, hits, "a token here")
+    assert bits == 0b1000 and "passw" not in log and "htpasswd" not in log
+    bits, log, _ = traced(monkeypatch, hits, "run htpasswd here")
+    assert bits == 0b0111 and "passw" in log and "htpasswd" in log
+
+
+def test_a_gate_its_group_finds_exactly_is_not_looked_for_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `key=` (under `=`) and `k//` (tried after `//`) are found by the `k` group's regex alone.
+    rule_gates = [(("key=",), True), (("//",), True), (("k//",), True)]
+    hits = redact_gates.gate_lookup(rule_gates, long=100, use="re")
+    bits, log, searched = traced(monkeypatch, hits, "a key=1 and k// b" + PAD)
+    assert bits == 0b111 and "key=" not in log and "k//" not in log and searched == [0]
+    bits, log, searched = traced(monkeypatch, hits, "a kez=1 and k/ // b" + PAD)
+    assert bits == 0b010 and "key=" not in log and "k//" not in log and searched == [0]

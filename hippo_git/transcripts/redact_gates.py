@@ -162,13 +162,13 @@ def _re_lookup(rule_gates: RuleGates, long: int) -> Callable[[str, str], int]:
                         continue
                     if group >= 0 and not in_group(group, bit):
                         continue
-                    if not (group >= 0 and exact) and gate not in (low if on_low else text):
+                    if not exact and gate not in (low if on_low else text):
                         continue
                     found |= mask
                     for gate2, on_low2, mask2, group2, bit2, exact2 in later:
                         if found & mask2 == mask2 or (group2 >= 0 and not in_group(group2, bit2)):
                             continue
-                        if (group2 >= 0 and exact2) or gate2 in (low if on_low2 else text):
+                        if exact2 or gate2 in (low if on_low2 else text):
                             found |= mask2
         for word, own, word_kids, group, bit, exact in word_grouped:
             if group >= 0 and not in_group(group, bit):

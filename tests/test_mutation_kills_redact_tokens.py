@@ -256,8 +256,8 @@ def test_a_shape_after_a_json_escape_is_found_from_the_escapes_end() -> None:
 
 
 class Looks:
-    """The runs the token scan looked at: passed to `_match_run`, looked up by length among the
-    shapes, and looked at as a loose key."""
+    """The runs the token scan looked at: passed to `_match_run`, looked up by their first two
+    characters (`DISPATCH`) and by length among the shapes, and looked at as a loose key."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.matched: list[int] = []
@@ -283,11 +283,20 @@ class Looks:
                 return super().get(length, default)
 
         monkeypatch.setattr(redact_tokens, "_SHAPES", Shapes(redact_tokens._SHAPES))
+        self.dispatched: list[bytes] = []
+
+        class Dispatch(dict[bytes, Any]):
+            def get(self, key: bytes, default: Any = None) -> Any:
+                outer.dispatched.append(key)
+                return super().get(key, default)
+
+        monkeypatch.setattr(redact_tokens, "DISPATCH", Dispatch(redact_tokens.DISPATCH))
 
     def scan(self, text: str) -> list[tuple[int, int, str]]:
         self.matched.clear()
         self.loose.clear()
         self.shapes.clear()
+        self.dispatched.clear()
         return scan(text)
 
 
@@ -357,3 +366,29 @@ def test_a_base64_pem_shape_that_does_not_decode_is_no_key() -> None:
     head = "LS0tLS1CRUdJTi"  # `-----BEGIN` in base64
     for tail in ("abcdefghij" * 4 + "k", "abcdefghij" * 4 + "k=x"):  # bad padding, `=` inside
         assert scan(f"see {head}{tail} here") == [], tail
+
+
+def test_a_run_after_an_escape_that_drops_nothing_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `\\q` (kept, JSON in JSON) is no escape `after_escape` knows: the run is looked up from its
+    # start only, far into a text as near its start (offsets past 256 are distinct int objects).
+    looks = Looks(monkeypatch)
+    for pad in ("", "word " * 80):
+        text = pad + "x \\\\qabcdefghijklmnopqrstuvwxy z"
+        assert looks.scan(text) == [] and looks.dispatched == [b"qa"], len(pad)
+        looks.scan(pad + "x \\\\nghp_" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C")
+        assert looks.dispatched == [b"ng", b"gh"], len(pad)
+
+
+def test_a_loose_secret_after_hundreds_of_tokens_is_still_found() -> None:
+    ghp = "ghp_" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C"
+    value = "x9Yq2Lm4Np6Rs8Tu0Vw3Xy5Za7Bc1De"
+    text = f"{ghp} " * 300 + "key: " + value
+    spans = scan(text)
+    assert len(spans) == 301 and spans[-1] == (len(text) - len(value), len(text), "secret")
+
+
+def test_spans_never_start_before_the_text() -> None:
+    # A Terraform-like token whose head is shorter than 14 at the start of the text.
+    for head in ("abcdefghijklm", "abcdefghijkl", "a", ""):
+        text = head + ".atlasv1." + "Zq8Xw3Rt7Y" * 7
+        assert all(0 <= s < e <= len(text) for s, e, _ in scan(text)), head

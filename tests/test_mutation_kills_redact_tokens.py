@@ -392,3 +392,21 @@ def test_spans_never_start_before_the_text() -> None:
     for head in ("abcdefghijklm", "abcdefghijkl", "a", ""):
         text = head + ".atlasv1." + "Zq8Xw3Rt7Y" * 7
         assert all(0 <= s < e <= len(text) for s, e, _ in scan(text)), head
+
+
+def test_a_key_body_at_the_start_of_the_text_with_a_short_last_line() -> None:
+    # Only the first line is a run of 20+: it is looked at though nothing came before it.
+    rng = random.Random("m4-short")
+    first = "".join(rng.choice(_TOKEN_CHARS) for _ in range(64))
+    last = "".join(rng.choice(_TOKEN_CHARS) for _ in range(16)) + "=="
+    body = f"{first}\n{last}"
+    assert scan(body) == [(0, len(body), "private_key")]
+    assert scan(f"x\n{body}") == [(2, 2 + len(body), "private_key")]
+
+
+def test_a_salesforce_session_is_read_whole_though_it_starts_like_another_token() -> None:
+    # `00<org id>!` is tried 16 before the run, before the run itself (`ghp_…` here).
+    session = "ghp_" + "Zq8Xw3Rt7Yu2Io9Pa4Sd6Fg1Hj5Kl0MnBv2C" + "a" * 50
+    for before in ("", "x "):
+        text = f"{before}00D000000000062!{session}"
+        assert scan(text) == [(len(before), len(text), "api_token")], before

@@ -59,7 +59,7 @@ def _match_run(text: str, raw: bytes, start: int, end: int, spans: list[Span]) -
             q -= 1
         candidates[:0] = {q: None, after_escape(raw, q): None}
     elif start >= 16 and raw[start - 1] == 0x21:  # Salesforce: 00<org id>!<session>
-        candidates.insert(0, start - 16)
+        candidates = [start - 16, start]
     elif start and raw[start - 1] == 0x5C and (unescaped := after_escape(raw, start)) != start:
         candidates.append(unescaped)
     for pos in candidates:
@@ -74,7 +74,8 @@ def _match_run(text: str, raw: bytes, start: int, end: int, spans: list[Span]) -
                 if near:
                     claim(spans, near.start(), near.end(), "aws_secret_key")
             return max(end, span[1])
-    for pos in (start, candidates[-1]) if candidates[-1] > start else (start,):
+    last = candidates[-1]  # after an escape, where the run starts once its letters are dropped
+    for pos in (start, last) if last > start else (start,):
         for kind, rx, context in _SHAPES.get(end - pos, ()):
             # No context word fits in nothing (`redact_tables.shapes`): a run that starts the text
             # (a bare UUID as a session id) skips the look back.

@@ -210,3 +210,23 @@ def test_the_lead_shortcut_skips_no_match(monkeypatch: pytest.MonkeyPatch) -> No
     bare = [(kind, rx, low, groups, assign, ()) for kind, rx, low, groups, assign, _ in redact_assign.RULES]
     monkeypatch.setattr(redact_assign, "RULES", bare)
     assert [_run(t, ALL_RULES) for t in texts] == with_leads
+
+
+def test_the_view_is_lowercased_once_and_only_when_it_is_not_the_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The anchored rules that read lowercase reuse the scan's lowercased text when the view is
+    the text itself, and lowercase an escaped view once for all of them (speed: issue 12)."""
+    calls: list[str] = []
+
+    def counted(text: str) -> str:
+        calls.append(text)
+        return text.lower() if text.isascii() else text.encode("ascii", "replace").lower().decode("ascii")
+
+    monkeypatch.setattr(redact_assign, "lower", counted)
+    # two rules that read lowercase (`authorization`, `bearer`), a view that is the text
+    plain = "Authorization: Bearer abcDEF123ghi"
+    assert redact(plain)[0] == "Authorization: Bearer [redacted:auth_header]" and calls == []
+    escaped = 'x\\n"Authorization: Bearer abcDEF123ghi"'
+    assert redact(escaped)[0] == 'x\\n"Authorization: Bearer [redacted:auth_header]"'
+    assert len(calls) == 1

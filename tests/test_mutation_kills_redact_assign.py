@@ -147,6 +147,10 @@ CASES: dict[str, str] = {
     "Authorization: Bearer abcDEF123ghi": "Authorization: Bearer [redacted:auth_header]",
     "authorization = base64.decodebytes": "authorization = base64.decodebytes",
     "Authorization: Basic [redacted:secret]": "Authorization: Basic [redacted:secret]",
+    # a marker a rule matches first does not stop its later matches
+    "the password is '[redacted:password]'\nthe password is 'hunter22'": (
+        f"the password is '{P}'\nthe password is '{P}'"
+    ),
     "machine h login bob password s3cretValue99": f"machine h login bob password {P}",
     "machine h user bob password s3cretValue99": f"machine h user bob password {P}",
     "machine h password s3cretValue99": "machine h password s3cretValue99",

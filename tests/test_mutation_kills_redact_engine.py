@@ -68,3 +68,14 @@ def test_an_echo_is_looked_for_in_a_text_of_six_characters_or_more() -> None:
     assert r.redact("password = abc123") == "password = [redacted:password]"
     assert r.redact("abc123") == "[redacted:password]"
     assert r.redact("xabc123") == "x[redacted:password]"
+
+
+def test_text_outside_ascii_is_lowercased_from_its_bytes_when_it_has_no_escape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long text outside ASCII was already encoded for the token pass: lowercasing those bytes
+    spares a second encoding; with an escape the view differs and the text itself is lowercased."""
+    calls = _count(monkeypatch, "_lower")
+    assert scan("É password = s3cretValue99, ok") == [(13, 26, "password")] and calls == []
+    assert scan("É password = s3cretValue99\\nok") == [(13, 26, "password")] and len(calls) == 1
+    assert scan("É pwd = s3cret9") == [(8, 15, "password")] and len(calls) == 2  # too short for bytes

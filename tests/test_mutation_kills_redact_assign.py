@@ -173,10 +173,18 @@ def test_a_netrc_login_counts_within_200_characters_before_the_password() -> Non
     assert redact(far)[0] == far
 
 
-def test_a_name_at_the_start_of_the_text_or_64_characters_long() -> None:
-    name = "x" * 59 + "_pass"  # 64 characters before the `=`
+def test_a_name_is_read_back_to_the_start_of_the_text() -> None:
+    name = "x" * 59 + "_pass"
     assert redact(f"{name}=s3cretValue99")[0] == f"{name}={P}"
-    assert redact(f"-{name}=s3cretValue99")[0] == f"-{name}={P}"  # not read back to the dash
+    assert redact(f"-{name}=s3cretValue99")[0] == f"-{name}={P}"
+
+
+def test_a_flags_dash_counts_64_characters_before_its_head_and_no_further() -> None:
+    # `-` then 63 characters then `token`: the dash is the 64th character read back, a flag
+    flag = "run -" + "a" * 62 + "_token s3cretValue99"
+    assert redact(flag)[0] == flag.replace("s3cretValue99", S)
+    far = "run -" + "a" * 63 + "_token s3cretValue99"  # the 65th: not read, no flag, no value
+    assert redact(far)[0] == far
 
 
 # --- offsets: a secret is found the same wherever it stands ----------------------------------------

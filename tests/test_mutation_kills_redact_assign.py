@@ -154,6 +154,8 @@ CASES: dict[str, str] = {
     "machine h login bob password s3cretValue99": f"machine h login bob password {P}",
     "machine h user bob password s3cretValue99": f"machine h user bob password {P}",
     "machine h password s3cretValue99": "machine h password s3cretValue99",
+    "login bob password s3cretValue99": f"login bob password {P}",  # the login at the text's start
+    "user bob\npassword s3cretValue99": f"user bob\npassword {P}",
     "the password is 'hunter22'": f"the password is '{P}'",
     "the password is 'xxxxxxxx'": "the password is 'xxxxxxxx'",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1y2z3abcdefghijklmnop \t\n": "[redacted:private_key] \t\n",

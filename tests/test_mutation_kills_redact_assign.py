@@ -134,6 +134,9 @@ CASES: dict[str, str] = {
     "password:\n  s3cretValue99": "password:\n  s3cretValue99",
     "token: !!binary": "token: !!binary",
     "token = !abc": "token = !abc",
+    # a tag is read only in a bare value: a quoted value starting with `!` is the value itself
+    'password = "!Xk9mQ2pL"': f'password = "{P}"',
+    'token: "!vault Xk9mQ2pL7abc"': 'token: "!vault Xk9mQ2pL7abc"',
     # a bare value in JSON-rendered text ends at an escaped line break or tab (not at `\\\\n`)
     "token = abcdefgh12\\nnext = 1": f"token = {S}\\nnext = 1",
     "token = abcdefgh12\\\\nnext": f"token = {S}",

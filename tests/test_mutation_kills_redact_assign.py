@@ -23,6 +23,8 @@ CASES: dict[str, str] = {
     # what stands before `pass` / `pwd` decides whether it is the name's own word
     "dbPass = s3cretValue99": f"dbPass = {P}",  # camelCase
     "mypass = s3cretValue99": "mypass = s3cretValue99",  # a word ending in pass
+    "bpass = s3cretValue99": "bpass = s3cretValue99",  # one letter before it, an escape's letter
+    "fpwd: s3cretValue99": "fpwd: s3cretValue99",
     "MYPASS=s3cretValue99": f"MYPASS={P}",  # an upper-case name
     ">pass=s3cretValue99": f">pass={P}",
     "$pass = 's3cretValue99'": f"$pass = '{P}'",

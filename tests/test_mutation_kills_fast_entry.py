@@ -278,7 +278,9 @@ def test_parse_context_args_exactly(argv: list[str], expected: ContextArgs | Non
 def ws(tmp_path: Path, hippo: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = make_repo(tmp_path / "ws")
     assert hippo(["init", "--no-hooks"], cwd=root).exit_code == 0
-    (root / "notes" / "deploy.md").write_text("---\ntitle: Deploy\n---\nArgo canary rollout. [[index]]\n")
+    (root / "notes" / "deploy.md").write_text(
+        "---\ntitle: Deploy\n---\nArgo canary rollout, déploiement. [[index]]\n"
+    )
     monkeypatch.chdir(root)
     return root
 
@@ -293,7 +295,10 @@ def test_context_output_in_each_format(ws: Path) -> None:
     assert context_output("deploy", None, False, False, "markdown", "observe") == text
     as_json = json.loads(context_output("deploy", None, False, True, None, "observe"))
     assert as_json == json.loads(context_output("deploy", None, False, False, "json", "observe"))
-    assert as_json["text"] == plain.text and "Deploy" in as_json["text"]
+    assert as_json["text"] == plain.text and "déploiement" in as_json["text"]
+    raw = context_output("deploy", 4321, False, True, None, "observe")
+    assert raw.startswith('{\n  "task": "deploy",\n  "budget": 4321,\n') and raw.endswith("\n}\n")
+    assert "déploiement" in raw  # not escaped to \\u00e9
     claude = hooked.claude_hook() + "\n"
     assert context_output("deploy", None, True, False, None, "observe") == claude
     assert context_output("deploy", None, False, False, "claude-hook", "observe") == claude

@@ -333,3 +333,32 @@ def test_only_claude_codes_hooks_step_aside_inside_cursor(tmp_path: Path) -> Non
         '<note path="notes/index.md" role="entry">'
         in json.loads(out)["hookSpecificOutput"]["additionalContext"]
     )
+
+
+@pytest.mark.parametrize("event", ["session-start", "prompt"])
+def test_a_notes_budget_that_is_not_spent_reads_every_note_in_the_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, event: str
+) -> None:
+    """The hook's deadline is NOTES_BUDGET_S from now: a budget far larger than any refresh
+    takes lets the hook itself read every note, with nothing left for the background."""
+    from hippo_git.config import load_config
+    from hippo_git.notes import notes_index
+
+    files = {
+        f"notes/storage-{i}.md": f"# Storage checkpoints {i}\nThe storage checkpoints.\n" for i in range(3)
+    }
+    repo = make_repo(tmp_path / "repo", files=files)
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    spawned: list[Path] = []
+    monkeypatch.setattr(hooks, "spawn_notes_index", lambda home, root: spawned.append(root))
+    monkeypatch.setattr(hooks, "NOTES_BUDGET_S", 1e6)
+    payload = {"session_id": "s1", "cwd": str(repo), "prompt": "storage checkpoints"}
+    code, out, err = hooks.handle(event, json.dumps(payload), repo, env)
+    assert (code, err) == (0, "") and ("storage-0.md" in out) == (event == "prompt")
+    conn = notes_index.open_notes_index(load_config(repo, env))
+    try:
+        assert sorted(p for (p,) in conn.execute("SELECT path FROM notes")) == sorted(files)
+    finally:
+        conn.close()
+    if event == "prompt":
+        assert spawned == []  # a complete index: nothing to finish in the background

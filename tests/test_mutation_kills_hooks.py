@@ -362,3 +362,27 @@ def test_a_notes_budget_that_is_not_spent_reads_every_note_in_the_hook(
         conn.close()
     if event == "prompt":
         assert spawned == []  # a complete index: nothing to finish in the background
+
+
+def test_the_heartbeat_counts_milliseconds_from_the_hooks_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stepped clock (the hook reads it at its start and at its stamp): 0.25 s is 250.0 ms."""
+    from types import SimpleNamespace
+
+    from hippo_git.agents import state
+
+    readings = iter([5000.0, 5000.25])
+    clock = SimpleNamespace(
+        perf_counter=lambda: next(readings), monotonic=time.monotonic, time=time.time, sleep=time.sleep
+    )
+    monkeypatch.setattr(hooks, "time", clock)
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    home = tmp_path / "home"
+    assert hooks.handle("pre-compact", json.dumps({"cwd": str(repo)}), repo, {"HIPPO_HOME": str(home)}) == (
+        0,
+        "",
+        "",
+    )
+    beat = state.read_heartbeat(home, repo, "claude-code", "pre-compact")
+    assert beat is not None and beat["ms"] == 250.0

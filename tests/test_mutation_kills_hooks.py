@@ -386,3 +386,17 @@ def test_the_heartbeat_counts_milliseconds_from_the_hooks_start(
     )
     beat = state.read_heartbeat(home, repo, "claude-code", "pre-compact")
     assert beat is not None and beat["ms"] == 250.0
+
+
+def test_an_entry_note_over_the_hook_cap_is_shortened_not_refused(tmp_path: Path) -> None:
+    """At session start the block degrades: an entry note larger than Claude Code's cap comes
+    shortened, with its marker, never as 'could not build'."""
+    body = "".join(f"Line {n} of a long index.\n" for n in range(1500))
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n" + body})
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    payload = json.dumps({"session_id": "s1", "cwd": str(repo)})
+    code, out, err = hooks.handle("session-start", payload, repo, env)
+    text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert (code, err) == (0, "") and "could not build" not in text
+    assert '<note path="notes/index.md" role="entry, shortened">\n# Index\nLine 0 of a long index.\n' in text
+    assert "read the full note at notes/index.md]" in text

@@ -400,3 +400,95 @@ def test_an_entry_note_over_the_hook_cap_is_shortened_not_refused(tmp_path: Path
     assert (code, err) == (0, "") and "could not build" not in text
     assert '<note path="notes/index.md" role="entry, shortened">\n# Index\nLine 0 of a long index.\n' in text
     assert "read the full note at notes/index.md]" in text
+
+
+STORAGE = "# Storage\n\nThe index is one SQLite file in WAL mode. Checkpoints run after each ingest.\n"
+MATCHING = "sqlite checkpoint wal readers"
+
+
+def _expected(harness: str, spec: HookSpec, payload: object) -> tuple[str | None, str]:
+    """(what the context says, or None for the harness's nothing; the heartbeat's detail)."""
+    prompt = payload.get("prompt") if isinstance(payload, dict) else None
+    if spec.kind == SESSION_START:
+        return "# Context from hippo_git", "context "
+    if spec.kind == PROMPT:
+        if not isinstance(prompt, str) or not prompt.strip():
+            return None, "empty prompt"
+        if harness == "cursor":
+            return None, "prompt recorded"
+        if prompt == MATCHING:
+            return "Notes from this repository's hippo_git memory", "prompt recorded; 1 notes added"
+        return None, "prompt recorded; no new notes"
+    if spec.kind == "stop":
+        return None, "below the capture thresholds"
+    return None, "no transcript to ingest"
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"prompt": MATCHING},
+        {"prompt": "hello there"},
+        {"prompt": "   "},
+        {"prompt": 5, "session_id": 7, "transcript_path": 3},
+        {"prompt": "x" * 20_000},
+        "not json",
+        [1, 2],
+        "",
+    ],
+    ids=["matching", "unrelated", "blank", "wrong-types", "oversize", "not-json", "a-list", "empty"],
+)
+def test_every_hook_of_every_harness_answers_its_shape_and_says_what_it_did(
+    tmp_path: Path, hippo: object, payload: object
+) -> None:
+    from hippo_git.agents import state
+    from hippo_git.agents.spec import EVENTS
+
+    repo = make_repo(tmp_path / "repo")
+    assert hippo(["init", "--no-hooks"], cwd=repo).exit_code == 0  # type: ignore[operator]
+    (repo / "notes" / "storage.md").write_text(STORAGE)
+    home = tmp_path / "home"
+    for n, (name, (harness, spec)) in enumerate(EVENTS.items()):
+        sid = f"s{n}"  # a session each: no note was given earlier
+        body = (
+            {**payload, "session_id": payload.get("session_id", sid)}
+            if isinstance(payload, dict)
+            else payload
+        )
+        text = body if isinstance(body, str) else json.dumps(body)
+        code, out, err = hooks.handle(name, text, repo, {"HIPPO_HOME": str(home)})
+        says, detail = _expected(harness, spec, payload)
+        assert (code, err) == (0, ""), name
+        if says is None:
+            assert out == hooks._nothing(harness, spec), name
+        else:
+            got = json.loads(out)
+            context = (
+                got["additional_context"]
+                if harness == "cursor"
+                else got["hookSpecificOutput"]["additionalContext"]
+            )
+            assert context.startswith(says), name
+            if harness != "cursor":
+                assert got["hookSpecificOutput"]["hookEventName"] == spec.event, name
+        beat = state.read_heartbeat(home, repo, harness, spec.kind)
+        assert beat is not None and beat["ok"] is True and str(beat["detail"]).startswith(detail), (
+            name,
+            beat,
+        )
+
+
+def test_outside_any_repository_every_hook_says_nothing_and_stamps_nothing(tmp_path: Path) -> None:
+    from hippo_git.agents.spec import EVENTS
+
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    home = tmp_path / "home"
+    for name, (harness, spec) in EVENTS.items():
+        payload = json.dumps({"cwd": str(outside), "prompt": MATCHING, "session_id": "s1"})
+        assert hooks.handle(name, payload, outside, {"HIPPO_HOME": str(home)}) == (
+            0,
+            hooks._nothing(harness, spec),
+            "",
+        ), name
+    assert not (home / "heartbeats").exists()

@@ -275,3 +275,19 @@ def test_fit_with_degrade_at_the_budget_boundary() -> None:
     # even a budget too small for the named notes: refused, never over the budget
     with pytest.raises(HippoError):
         fit(required, [], 1, degrade=True)
+
+
+def test_with_no_note_to_shorten_the_refusal_names_only_the_real_parts() -> None:
+    """A header over the budget and no entry or required note: nothing is shortened, and the
+    refusal does not count a list naming no notes (it once said 'header 301; shortened 75')."""
+    header = Part("header", "header", "H" * 300 + "\n", True)
+    empty = Part("required", "notes/empty.md", fence_note("notes/empty.md", "", "required"), True)
+    for required in ([header], [header, empty]):
+        assert shorten(required, 100) == required
+        with pytest.raises(HippoError) as info:
+            fit(required, [], 100, degrade=True)
+        sizes = "; ".join(f"{p.label} {p.size:,}" for p in required)
+        total = size_of(render(required, [], 100))
+        assert info.value.message == (
+            f"the required context is {total:,} bytes, over the budget of 100 bytes ({sizes})"
+        )

@@ -342,3 +342,27 @@ def test_run_context_into_a_closed_pipe_exits_one(ws: Path, monkeypatch: pytest.
 
     monkeypatch.setattr("sys.stdout", Closed())
     assert run_context(["--task", "x"]) == 1
+
+
+def test_a_long_command_line_is_read_to_its_end() -> None:
+    """Past 256 arguments the position and the length are equal ints but not one object."""
+    assert parse_context_args(["--json"] * 300) == ContextArgs(as_json=True)
+    assert parse_context_args(["--task", "t"] * 150) == ContextArgs(task="t")
+    assert parse_context_args(["--json"] * 299 + ["--task"]) is None
+
+
+def test_context_output_ends_with_exactly_one_line_end(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The printed block always ends with one newline, also for a block text that has none."""
+    import dataclasses
+
+    from hippo_git.notes import context
+
+    real = context.build_context
+
+    def without_line_end(*args: Any, **kwargs: Any) -> Any:
+        block = real(*args, **kwargs)
+        return dataclasses.replace(block, text=block.text.rstrip("\n"))
+
+    expected = real(load_config(), "deploy", None).text
+    monkeypatch.setattr(context, "build_context", without_line_end)
+    assert context_output("deploy", None, False, False, None, "observe") == expected.rstrip("\n") + "\n"

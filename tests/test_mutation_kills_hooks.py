@@ -492,3 +492,27 @@ def test_outside_any_repository_every_hook_says_nothing_and_stamps_nothing(tmp_p
             "",
         ), name
     assert not (home / "heartbeats").exists()
+
+
+def test_a_memory_ranked_first_does_not_hide_the_notes_after_it(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+    from hippo_git.notes import notes_index
+    from hippo_git.notes.relevance import rank_relevant
+
+    repo = make_repo(
+        tmp_path / "repo",
+        files={
+            "notes/memories/signing.md": "# Release signing\nRelease builds signed. Release builds signed.\n",
+            "notes/release.md": "# Release process\nThe release builds are signed by the vault key, then uploaded.\n",
+        },
+    )
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    prompt = "how are release builds signed"
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        ranked = [item.path for item in rank_relevant(conn, prompt, exclude=[], limit=3)]
+    finally:
+        conn.close()
+    assert ranked == ["notes/memories/signing.md", "notes/release.md"]  # the memory first
+    assert [path for path, _ in hooks._new_notes(cfg, prompt, [])] == ["notes/release.md"]

@@ -516,3 +516,27 @@ def test_a_memory_ranked_first_does_not_hide_the_notes_after_it(tmp_path: Path) 
         conn.close()
     assert ranked == ["notes/memories/signing.md", "notes/release.md"]  # the memory first
     assert [path for path, _ in hooks._new_notes(cfg, prompt, [])] == ["notes/release.md"]
+
+
+def test_a_weak_match_ranked_first_does_not_hide_a_good_one_after_it(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+    from hippo_git.notes import notes_index
+    from hippo_git.notes.relevance import rank_relevant
+
+    repo = make_repo(
+        tmp_path / "repo",
+        files={
+            "notes/vault.md": "# Vault\nVault vault vault.\n",
+            "notes/keys.md": "# Keys\nThe rotation schedule for the signing keys is weekly, see the wiki page.\n",
+        },
+    )
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    prompt = "vault rotation schedule"
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        ranked = [item.path for item in rank_relevant(conn, prompt, exclude=[], limit=3)]
+    finally:
+        conn.close()
+    assert ranked == ["notes/vault.md", "notes/keys.md"]  # one shared word ranked first
+    assert [path for path, _ in hooks._new_notes(cfg, prompt, [])] == ["notes/keys.md"]

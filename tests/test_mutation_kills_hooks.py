@@ -5,6 +5,7 @@ and workspace come from, and a payload that is not an object."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -540,3 +541,54 @@ def test_a_weak_match_ranked_first_does_not_hide_a_good_one_after_it(tmp_path: P
         conn.close()
     assert ranked == ["notes/vault.md", "notes/keys.md"]  # one shared word ranked first
     assert [path for path, _ in hooks._new_notes(cfg, prompt, [])] == ["notes/keys.md"]
+
+
+def test_a_capture_counts_the_prompts_since_the_last_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """capture.turns (5) prompts after the last capture start one; fewer, however many in all, do not."""
+    from hippo_git.agents import ingest
+    from hippo_git.agents import state as agent_state
+    from hippo_git.config import load_config
+
+    spawned: list[int] = []
+    monkeypatch.setattr(ingest, "spawn_ingest", lambda home, root, states: spawned.append(states[0].prompts))
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("{}\n")
+    for prompts, captured, due in ((20, 20, False), (24, 20, False), (25, 20, True), (3, 0, False)):
+        state = agent_state.SessionState.load(cfg.home, repo, "codex", f"s{prompts}")
+        state.prompts, state.captured_prompts = prompts, captured
+        state.captured_at, state.transcript = time.time() - 5, str(transcript)
+        assert hooks._maybe_capture(cfg, PROMPT, state) is due, (prompts, captured)
+        assert state.captured_prompts == (prompts if due else captured)
+    assert spawned == [25]
+
+
+def test_a_note_that_cannot_be_read_is_skipped_not_an_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note gone between the index and the read (a checkout racing the hook) is passed over."""
+    from hippo_git.config import load_config
+
+    repo = make_repo(
+        tmp_path / "repo",
+        files={
+            "notes/a.md": "# Storage checkpoints\nStorage checkpoints storage checkpoints.\n",
+            "notes/b.md": "# Storage\nThe storage checkpoints run nightly.\n",
+        },
+    )
+    for name in ("a.md", "b.md"):  # settled on disk: the next refresh reads neither again
+        os.utime(repo / "notes" / name, (1_600_000_000, 1_600_000_000))
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    assert [p for p, _ in hooks._new_notes(cfg, "storage checkpoints", [])] == ["notes/a.md", "notes/b.md"]
+    real = Path.read_bytes
+
+    def racing(self: Path) -> bytes:
+        if self.name == "a.md":
+            raise FileNotFoundError(self)
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", racing)
+    assert [p for p, _ in hooks._new_notes(cfg, "storage checkpoints", [])] == ["notes/b.md"]

@@ -429,6 +429,7 @@ def _expected(harness: str, spec: HookSpec, payload: object) -> tuple[str | None
     "payload",
     [
         {"prompt": MATCHING},
+        {"prompt": MATCHING, "session_id": 7},
         {"prompt": "hello there"},
         {"prompt": "   "},
         {"prompt": 5, "session_id": 7, "transcript_path": 3},
@@ -437,7 +438,17 @@ def _expected(harness: str, spec: HookSpec, payload: object) -> tuple[str | None
         [1, 2],
         "",
     ],
-    ids=["matching", "unrelated", "blank", "wrong-types", "oversize", "not-json", "a-list", "empty"],
+    ids=[
+        "matching",
+        "no-session-id",
+        "unrelated",
+        "blank",
+        "wrong-types",
+        "oversize",
+        "not-json",
+        "a-list",
+        "empty",
+    ],
 )
 def test_every_hook_of_every_harness_answers_its_shape_and_says_what_it_did(
     tmp_path: Path, hippo: object, payload: object
@@ -477,6 +488,13 @@ def test_every_hook_of_every_harness_answers_its_shape_and_says_what_it_did(
             name,
             beat,
         )
+        if spec.kind == PROMPT and detail.startswith("prompt recorded"):
+            own = body.get("session_id") == sid  # type: ignore[union-attr]
+            kept = state.SessionState.load(home, repo, harness, sid if own else "unknown")
+            assert kept.prompts == 1, name
+    records = sorted(p.stem for p in (repo / ".hippo" / "sessions").glob("*.json"))
+    named = isinstance(payload, dict) and "session_id" not in payload
+    assert bool(records) == named  # a session record only for a session that names itself
 
 
 def test_outside_any_repository_every_hook_says_nothing_and_stamps_nothing(tmp_path: Path) -> None:

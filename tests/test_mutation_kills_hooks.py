@@ -492,9 +492,21 @@ def test_every_hook_of_every_harness_answers_its_shape_and_says_what_it_did(
             own = body.get("session_id") == sid  # type: ignore[union-attr]
             kept = state.SessionState.load(home, repo, harness, sid if own else "unknown")
             assert kept.prompts == 1, name
-    records = sorted(p.stem for p in (repo / ".hippo" / "sessions").glob("*.json"))
+    records = {p.stem: json.loads(p.read_text()) for p in (repo / ".hippo" / "sessions").glob("*.json")}
     named = isinstance(payload, dict) and "session_id" not in payload
-    assert bool(records) == named  # a session record only for a session that names itself
+    # a session record only for a session that names itself: started, given a prompt, or ended
+    # (never by a pre-compact or a stop); ended only by a session end
+    kinds = {f"s{n}": spec.kind for n, (_, spec) in enumerate(EVENTS.values())}
+    wrote = {"session-start", "session-end"} | ({PROMPT} if _names_a_prompt(payload) else set())
+    assert set(records) == ({sid for sid, kind in kinds.items() if kind in wrote} if named else set())
+    assert {sid for sid, record in records.items() if record.get("ended")} == {
+        sid for sid in records if kinds[sid] == "session-end"
+    }
+
+
+def _names_a_prompt(payload: object) -> bool:
+    prompt = payload.get("prompt") if isinstance(payload, dict) else None
+    return isinstance(prompt, str) and bool(prompt.strip())
 
 
 def test_outside_any_repository_every_hook_says_nothing_and_stamps_nothing(tmp_path: Path) -> None:
@@ -610,3 +622,23 @@ def test_a_note_that_cannot_be_read_is_skipped_not_an_end(
 
     monkeypatch.setattr(Path, "read_bytes", racing)
     assert [p for p, _ in hooks._new_notes(cfg, "storage checkpoints", [])] == ["notes/b.md"]
+
+
+def test_the_prompt_notes_budget_is_on_their_sum_at_its_boundary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two blocks of one size: at exactly their sum both come, one byte under only the first."""
+    from hippo_git.config import load_config
+
+    text = "# Storage checkpoints\nThe storage checkpoints run nightly.\n"
+    repo = make_repo(tmp_path / "repo", files={"notes/a.md": text, "notes/b.md": text})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    monkeypatch.setattr(hooks, "PROMPT_CONTEXT_BYTES", 10**6)
+    blocks = [block for _, block in hooks._new_notes(cfg, "storage checkpoints", [])]
+    sizes = [len(block.encode("utf-8")) for block in blocks]
+    assert len(sizes) == 2 and sizes[0] == sizes[1]
+    for budget, count in ((sum(sizes) + 1, 2), (sum(sizes), 2), (sum(sizes) - 1, 1), (sizes[0], 1)):
+        monkeypatch.setattr(hooks, "PROMPT_CONTEXT_BYTES", budget)
+        assert len(hooks._new_notes(cfg, "storage checkpoints", [])) == count, budget
+    monkeypatch.setattr(hooks, "PROMPT_CONTEXT_BYTES", sizes[0] - 1)
+    assert hooks._new_notes(cfg, "storage checkpoints", []) == []

@@ -642,3 +642,30 @@ def test_the_prompt_notes_budget_is_on_their_sum_at_its_boundary(
         assert len(hooks._new_notes(cfg, "storage checkpoints", [])) == count, budget
     monkeypatch.setattr(hooks, "PROMPT_CONTEXT_BYTES", sizes[0] - 1)
     assert hooks._new_notes(cfg, "storage checkpoints", []) == []
+
+
+def test_a_session_start_catches_up_on_a_transcript_that_grew_and_only_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hippo_git.agents import ingest
+    from hippo_git.agents import state as agent_state
+
+    spawned: list[list[str]] = []
+    monkeypatch.setattr(
+        ingest, "spawn_ingest", lambda home, root, states: spawned.append([s.session_id for s in states])
+    )
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n"})
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    start = json.dumps({"session_id": "new-1", "cwd": str(repo)})
+    assert hooks.handle("session-start", start, repo, env)[0] == 0
+    assert spawned == []  # nothing pending: no ingest spawned for nothing
+    transcript = tmp_path / "old.jsonl"
+    transcript.write_text('{"type": "user"}\n')
+    old = agent_state.SessionState.load(tmp_path / "home", repo, "claude-code", "old-1")
+    old.transcript = str(transcript)
+    old.save()
+    assert (
+        hooks.handle("session-start", json.dumps({"session_id": "new-2", "cwd": str(repo)}), repo, env)[0]
+        == 0
+    )
+    assert spawned == [["old-1"]]  # the earlier session's transcript grew past its last ingest

@@ -669,3 +669,29 @@ def test_a_session_start_catches_up_on_a_transcript_that_grew_and_only_then(
         == 0
     )
     assert spawned == [["old-1"]]  # the earlier session's transcript grew past its last ingest
+
+
+def test_three_prompt_notes_come_up_to_exactly_6000_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three matching notes whose blocks sum to 6,000 bytes all come; at 6,001 the third stays out."""
+    from hippo_git.config import load_config
+
+    head = "# Storage checkpoints\nThe storage checkpoints run nightly.\n"
+    repo = make_repo(tmp_path / "repo", files={f"notes/n{i}.md": head + "z" * 1900 + "\n" for i in range(3)})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+
+    def sizes(budget: int | None = None) -> list[int]:
+        with monkeypatch.context() as patch:
+            if budget is not None:
+                patch.setattr(hooks, "PROMPT_CONTEXT_BYTES", budget)
+            return [
+                len(block.encode("utf-8")) for _, block in hooks._new_notes(cfg, "storage checkpoints", [])
+            ]
+
+    pad = 1900
+    for total, count in ((6_000, 3), (6_001, 2)):
+        pad -= sum(sizes(10**6)) - total
+        (repo / "notes" / "n0.md").write_text(head + "z" * pad + "\n")
+        assert sum(sizes(10**6)) == total
+        assert len(sizes()) == count, total

@@ -695,3 +695,19 @@ def test_three_prompt_notes_come_up_to_exactly_6000_bytes(
         (repo / "notes" / "n0.md").write_text(head + "z" * pad + "\n")
         assert sum(sizes(10**6)) == total
         assert len(sizes()) == count, total
+
+
+@pytest.mark.parametrize(("size", "cut"), [(2_499, False), (2_500, False), (2_501, True)])
+def test_a_prompt_note_is_cut_past_exactly_2500_bytes(tmp_path: Path, size: int, cut: bool) -> None:
+    from hippo_git.config import load_config
+
+    head = "# Storage checkpoints\nThe storage checkpoints run nightly.\n"
+    text = head + "z" * (size - len(head))  # no line end: a cut drops a z
+    assert len(text.encode("utf-8")) == size
+    repo = make_repo(tmp_path / "repo", files={"notes/s.md": text})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    [(path, block)] = hooks._new_notes(cfg, "storage checkpoints", [])
+    assert ("[… cut here; the whole note is notes/s.md]" in block) is cut
+    assert (text in block) is not cut
+    if cut:
+        assert text[:2_500] + "\n[… cut here; the whole note is notes/s.md]\n" in block

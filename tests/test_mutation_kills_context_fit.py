@@ -216,3 +216,78 @@ def test_an_optional_part_that_fills_the_budget_exactly_is_taken() -> None:
     a = Part("relevant", "a", "a" * 40 + "\n", False)
     exact = size_of(render([*required, a], [], 0))
     assert fit(required, [a], exact) == ([*required, a], [], render([*required, a], [], exact))
+
+
+def _header_and_notes() -> list[Part]:
+    return [
+        Part("header", "header", "H\n", True),
+        _note("entry", "notes/index.md", "".join(f"line {n}\n" for n in range(200))),
+        _note("required", "notes/r.md", "r" * 700 + "\n"),
+    ]
+
+
+def test_shorten_at_each_budget_boundary() -> None:
+    """0, 1, the smallest budget a marker apiece fits (and one under), one under the whole size:
+    named, named, a marker apiece, shortened. (At the whole size `fit` never calls it.)"""
+    required = _header_and_notes()
+    whole = size_of(render(required, [], 0))
+    under = shorten(required, whole - 1)
+    assert [p.kind for p in under] == ["header", "entry", "required"] and under != required
+    assert size_of(render(under, [], 0)) <= whole - 1
+    assert "shortened" in under[1].text and "notes/r.md" not in under[1].text
+    smallest = [required[0], *(_shortened(p, 1) for p in required[1:])]
+    least = size_of(render(smallest, [], 0))
+    assert shorten(required, least) == smallest
+    named = [
+        required[0],
+        Part(
+            "missing",
+            "shortened",
+            "Context notes left out to fit the budget (read them from the repository): notes/index.md, notes/r.md\n",
+            required=True,
+        ),
+    ]
+    for budget in (least - 1, 1, 0):
+        assert shorten(required, budget) == named, budget
+
+
+def test_a_note_cut_to_nothing_is_its_marker_alone() -> None:
+    note = _note("entry", "notes/i.md", "x" * 300 + "\n")
+    marker = SHORTENED.format(shown=0, size=301, path="notes/i.md")
+    for limit in (0, 1, size_of(marker)):
+        assert _shortened(note, limit).text == fence_note("notes/i.md", marker, "entry, shortened"), limit
+    # a cut mid-line gets its own line end before the marker
+    one = SHORTENED.format(shown=1, size=301, path="notes/i.md")
+    cut = _shortened(note, size_of(marker) + 1)
+    assert cut.text == fence_note("notes/i.md", "x\n" + one, "entry, shortened")
+
+
+def test_fit_with_degrade_at_the_budget_boundary() -> None:
+    required = _header_and_notes()
+    whole = size_of(render(required, [], 0))
+    for budget in (whole, whole + 1):
+        assert fit(required, [], budget, degrade=True) == (required, [], render(required, [], budget))
+    included, left, text = fit(required, [], whole - 1, degrade=True)
+    assert included == shorten(required, whole - 1) and left == []
+    assert text == render(included, [], whole - 1) and size_of(text) <= whole - 1
+    with pytest.raises(HippoError):
+        fit(required, [], whole - 1)
+    # even a budget too small for the named notes: refused, never over the budget
+    with pytest.raises(HippoError):
+        fit(required, [], 1, degrade=True)
+
+
+def test_with_no_note_to_shorten_the_refusal_names_only_the_real_parts() -> None:
+    """A header over the budget and no entry or required note: nothing is shortened, and the
+    refusal does not count a list naming no notes (it once said 'header 301; shortened 75')."""
+    header = Part("header", "header", "H" * 300 + "\n", True)
+    empty = Part("required", "notes/empty.md", fence_note("notes/empty.md", "", "required"), True)
+    for required in ([header], [header, empty]):
+        assert shorten(required, 100) == required
+        with pytest.raises(HippoError) as info:
+            fit(required, [], 100, degrade=True)
+        sizes = "; ".join(f"{p.label} {p.size:,}" for p in required)
+        total = size_of(render(required, [], 100))
+        assert info.value.message == (
+            f"the required context is {total:,} bytes, over the budget of 100 bytes ({sizes})"
+        )

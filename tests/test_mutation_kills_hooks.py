@@ -5,6 +5,7 @@ and workspace come from, and a payload that is not an object."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -333,3 +334,380 @@ def test_only_claude_codes_hooks_step_aside_inside_cursor(tmp_path: Path) -> Non
         '<note path="notes/index.md" role="entry">'
         in json.loads(out)["hookSpecificOutput"]["additionalContext"]
     )
+
+
+@pytest.mark.parametrize("event", ["session-start", "prompt"])
+def test_a_notes_budget_that_is_not_spent_reads_every_note_in_the_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, event: str
+) -> None:
+    """The hook's deadline is NOTES_BUDGET_S from now: a budget far larger than any refresh
+    takes lets the hook itself read every note, with nothing left for the background."""
+    from hippo_git.config import load_config
+    from hippo_git.notes import notes_index
+
+    files = {
+        f"notes/storage-{i}.md": f"# Storage checkpoints {i}\nThe storage checkpoints.\n" for i in range(3)
+    }
+    repo = make_repo(tmp_path / "repo", files=files)
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    spawned: list[Path] = []
+    monkeypatch.setattr(hooks, "spawn_notes_index", lambda home, root: spawned.append(root))
+    monkeypatch.setattr(hooks, "NOTES_BUDGET_S", 1e6)
+    payload = {"session_id": "s1", "cwd": str(repo), "prompt": "storage checkpoints"}
+    code, out, err = hooks.handle(event, json.dumps(payload), repo, env)
+    assert (code, err) == (0, "") and ("storage-0.md" in out) == (event == "prompt")
+    conn = notes_index.open_notes_index(load_config(repo, env))
+    try:
+        assert sorted(p for (p,) in conn.execute("SELECT path FROM notes")) == sorted(files)
+    finally:
+        conn.close()
+    if event == "prompt":
+        assert spawned == []  # a complete index: nothing to finish in the background
+
+
+def test_the_heartbeat_counts_milliseconds_from_the_hooks_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stepped clock (the hook reads it at its start and at its stamp): 0.25 s is 250.0 ms."""
+    from types import SimpleNamespace
+
+    from hippo_git.agents import state
+
+    readings = iter([5000.0, 5000.25])
+    clock = SimpleNamespace(
+        perf_counter=lambda: next(readings), monotonic=time.monotonic, time=time.time, sleep=time.sleep
+    )
+    monkeypatch.setattr(hooks, "time", clock)
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    home = tmp_path / "home"
+    assert hooks.handle("pre-compact", json.dumps({"cwd": str(repo)}), repo, {"HIPPO_HOME": str(home)}) == (
+        0,
+        "",
+        "",
+    )
+    beat = state.read_heartbeat(home, repo, "claude-code", "pre-compact")
+    assert beat is not None and beat["ms"] == 250.0
+
+
+def test_an_entry_note_over_the_hook_cap_is_shortened_not_refused(tmp_path: Path) -> None:
+    """At session start the block degrades: an entry note larger than Claude Code's cap comes
+    shortened, with its marker, never as 'could not build'."""
+    body = "".join(f"Line {n} of a long index.\n" for n in range(1500))
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n" + body})
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    payload = json.dumps({"session_id": "s1", "cwd": str(repo)})
+    code, out, err = hooks.handle("session-start", payload, repo, env)
+    text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert (code, err) == (0, "") and "could not build" not in text
+    assert '<note path="notes/index.md" role="entry, shortened">\n# Index\nLine 0 of a long index.\n' in text
+    assert "read the full note at notes/index.md]" in text
+
+
+STORAGE = "# Storage\n\nThe index is one SQLite file in WAL mode. Checkpoints run after each ingest.\n"
+MATCHING = "sqlite checkpoint wal readers"
+
+
+def _expected(harness: str, spec: HookSpec, payload: object) -> tuple[str | None, str]:
+    """(what the context says, or None for the harness's nothing; the heartbeat's detail)."""
+    prompt = payload.get("prompt") if isinstance(payload, dict) else None
+    if spec.kind == SESSION_START:
+        return "# Context from hippo_git", "context "
+    if spec.kind == PROMPT:
+        if not isinstance(prompt, str) or not prompt.strip():
+            return None, "empty prompt"
+        if harness == "cursor":
+            return None, "prompt recorded"
+        if prompt == MATCHING:
+            return "Notes from this repository's hippo_git memory", "prompt recorded; 1 notes added"
+        return None, "prompt recorded; no new notes"
+    if spec.kind == "stop":
+        return None, "below the capture thresholds"
+    return None, "no transcript to ingest"
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"prompt": MATCHING},
+        {"prompt": MATCHING, "session_id": 7},
+        {"prompt": "hello there"},
+        {"prompt": "   "},
+        {"prompt": 5, "session_id": 7, "transcript_path": 3},
+        {"prompt": "x" * 20_000},
+        "not json",
+        [1, 2],
+        "",
+    ],
+    ids=[
+        "matching",
+        "no-session-id",
+        "unrelated",
+        "blank",
+        "wrong-types",
+        "oversize",
+        "not-json",
+        "a-list",
+        "empty",
+    ],
+)
+def test_every_hook_of_every_harness_answers_its_shape_and_says_what_it_did(
+    tmp_path: Path, hippo: object, payload: object
+) -> None:
+    from hippo_git.agents import state
+    from hippo_git.agents.spec import EVENTS
+
+    repo = make_repo(tmp_path / "repo")
+    assert hippo(["init", "--no-hooks"], cwd=repo).exit_code == 0  # type: ignore[operator]
+    (repo / "notes" / "storage.md").write_text(STORAGE)
+    home = tmp_path / "home"
+    for n, (name, (harness, spec)) in enumerate(EVENTS.items()):
+        sid = f"s{n}"  # a session each: no note was given earlier
+        body = (
+            {**payload, "session_id": payload.get("session_id", sid)}
+            if isinstance(payload, dict)
+            else payload
+        )
+        text = body if isinstance(body, str) else json.dumps(body)
+        code, out, err = hooks.handle(name, text, repo, {"HIPPO_HOME": str(home)})
+        says, detail = _expected(harness, spec, payload)
+        assert (code, err) == (0, ""), name
+        if says is None:
+            assert out == hooks._nothing(harness, spec), name
+        else:
+            got = json.loads(out)
+            context = (
+                got["additional_context"]
+                if harness == "cursor"
+                else got["hookSpecificOutput"]["additionalContext"]
+            )
+            assert context.startswith(says), name
+            if harness != "cursor":
+                assert got["hookSpecificOutput"]["hookEventName"] == spec.event, name
+        beat = state.read_heartbeat(home, repo, harness, spec.kind)
+        assert beat is not None and beat["ok"] is True and str(beat["detail"]).startswith(detail), (
+            name,
+            beat,
+        )
+        if spec.kind == PROMPT and detail.startswith("prompt recorded"):
+            own = body.get("session_id") == sid  # type: ignore[union-attr]
+            kept = state.SessionState.load(home, repo, harness, sid if own else "unknown")
+            assert kept.prompts == 1, name
+    records = {p.stem: json.loads(p.read_text()) for p in (repo / ".hippo" / "sessions").glob("*.json")}
+    named = isinstance(payload, dict) and "session_id" not in payload
+    # a session record only for a session that names itself: started, given a prompt, or ended
+    # (never by a pre-compact or a stop); ended only by a session end
+    kinds = {f"s{n}": spec.kind for n, (_, spec) in enumerate(EVENTS.values())}
+    wrote = {"session-start", "session-end"} | ({PROMPT} if _names_a_prompt(payload) else set())
+    assert set(records) == ({sid for sid, kind in kinds.items() if kind in wrote} if named else set())
+    assert {sid for sid, record in records.items() if record.get("ended")} == {
+        sid for sid in records if kinds[sid] == "session-end"
+    }
+
+
+def _names_a_prompt(payload: object) -> bool:
+    prompt = payload.get("prompt") if isinstance(payload, dict) else None
+    return isinstance(prompt, str) and bool(prompt.strip())
+
+
+def test_outside_any_repository_every_hook_says_nothing_and_stamps_nothing(tmp_path: Path) -> None:
+    from hippo_git.agents.spec import EVENTS
+
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    home = tmp_path / "home"
+    for name, (harness, spec) in EVENTS.items():
+        payload = json.dumps({"cwd": str(outside), "prompt": MATCHING, "session_id": "s1"})
+        assert hooks.handle(name, payload, outside, {"HIPPO_HOME": str(home)}) == (
+            0,
+            hooks._nothing(harness, spec),
+            "",
+        ), name
+    assert not (home / "heartbeats").exists()
+
+
+def test_a_memory_ranked_first_does_not_hide_the_notes_after_it(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+    from hippo_git.notes import notes_index
+    from hippo_git.notes.relevance import rank_relevant
+
+    repo = make_repo(
+        tmp_path / "repo",
+        files={
+            "notes/memories/signing.md": "# Release signing\nRelease builds signed. Release builds signed.\n",
+            "notes/release.md": "# Release process\nThe release builds are signed by the vault key, then uploaded.\n",
+        },
+    )
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    prompt = "how are release builds signed"
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        ranked = [item.path for item in rank_relevant(conn, prompt, exclude=[], limit=3)]
+    finally:
+        conn.close()
+    assert ranked == ["notes/memories/signing.md", "notes/release.md"]  # the memory first
+    assert [path for path, _ in hooks._new_notes(cfg, prompt, [])] == ["notes/release.md"]
+
+
+def test_a_weak_match_ranked_first_does_not_hide_a_good_one_after_it(tmp_path: Path) -> None:
+    from hippo_git.config import load_config
+    from hippo_git.notes import notes_index
+    from hippo_git.notes.relevance import rank_relevant
+
+    repo = make_repo(
+        tmp_path / "repo",
+        files={
+            "notes/vault.md": "# Vault\nVault vault vault.\n",
+            "notes/keys.md": "# Keys\nThe rotation schedule for the signing keys is weekly, see the wiki page.\n",
+        },
+    )
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    prompt = "vault rotation schedule"
+    conn = notes_index.open_notes_index(cfg)
+    try:
+        notes_index.refresh(conn, cfg)
+        ranked = [item.path for item in rank_relevant(conn, prompt, exclude=[], limit=3)]
+    finally:
+        conn.close()
+    assert ranked == ["notes/vault.md", "notes/keys.md"]  # one shared word ranked first
+    assert [path for path, _ in hooks._new_notes(cfg, prompt, [])] == ["notes/keys.md"]
+
+
+def test_a_capture_counts_the_prompts_since_the_last_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """capture.turns (5) prompts after the last capture start one; fewer, however many in all, do not."""
+    from hippo_git.agents import ingest
+    from hippo_git.agents import state as agent_state
+    from hippo_git.config import load_config
+
+    spawned: list[int] = []
+    monkeypatch.setattr(ingest, "spawn_ingest", lambda home, root, states: spawned.append(states[0].prompts))
+    repo = make_repo(tmp_path / "repo", files={"a.txt": "a\n"})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("{}\n")
+    for prompts, captured, due in ((20, 20, False), (24, 20, False), (25, 20, True), (3, 0, False)):
+        state = agent_state.SessionState.load(cfg.home, repo, "codex", f"s{prompts}")
+        state.prompts, state.captured_prompts = prompts, captured
+        state.captured_at, state.transcript = time.time() - 5, str(transcript)
+        assert hooks._maybe_capture(cfg, PROMPT, state) is due, (prompts, captured)
+        assert state.captured_prompts == (prompts if due else captured)
+    assert spawned == [25]
+
+
+def test_a_note_that_cannot_be_read_is_skipped_not_an_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note gone between the index and the read (a checkout racing the hook) is passed over."""
+    from hippo_git.config import load_config
+
+    repo = make_repo(
+        tmp_path / "repo",
+        files={
+            "notes/a.md": "# Storage checkpoints\nStorage checkpoints storage checkpoints.\n",
+            "notes/b.md": "# Storage\nThe storage checkpoints run nightly.\n",
+        },
+    )
+    for name in ("a.md", "b.md"):  # settled on disk: the next refresh reads neither again
+        os.utime(repo / "notes" / name, (1_600_000_000, 1_600_000_000))
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    assert [p for p, _ in hooks._new_notes(cfg, "storage checkpoints", [])] == ["notes/a.md", "notes/b.md"]
+    real = Path.read_bytes
+
+    def racing(self: Path) -> bytes:
+        if self.name == "a.md":
+            raise FileNotFoundError(self)
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", racing)
+    assert [p for p, _ in hooks._new_notes(cfg, "storage checkpoints", [])] == ["notes/b.md"]
+
+
+def test_the_prompt_notes_budget_is_on_their_sum_at_its_boundary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two blocks of one size: at exactly their sum both come, one byte under only the first."""
+    from hippo_git.config import load_config
+
+    text = "# Storage checkpoints\nThe storage checkpoints run nightly.\n"
+    repo = make_repo(tmp_path / "repo", files={"notes/a.md": text, "notes/b.md": text})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    monkeypatch.setattr(hooks, "PROMPT_CONTEXT_BYTES", 10**6)
+    blocks = [block for _, block in hooks._new_notes(cfg, "storage checkpoints", [])]
+    sizes = [len(block.encode("utf-8")) for block in blocks]
+    assert len(sizes) == 2 and sizes[0] == sizes[1]
+    for budget, count in ((sum(sizes) + 1, 2), (sum(sizes), 2), (sum(sizes) - 1, 1), (sizes[0], 1)):
+        monkeypatch.setattr(hooks, "PROMPT_CONTEXT_BYTES", budget)
+        assert len(hooks._new_notes(cfg, "storage checkpoints", [])) == count, budget
+    monkeypatch.setattr(hooks, "PROMPT_CONTEXT_BYTES", sizes[0] - 1)
+    assert hooks._new_notes(cfg, "storage checkpoints", []) == []
+
+
+def test_a_session_start_catches_up_on_a_transcript_that_grew_and_only_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hippo_git.agents import ingest
+    from hippo_git.agents import state as agent_state
+
+    spawned: list[list[str]] = []
+    monkeypatch.setattr(
+        ingest, "spawn_ingest", lambda home, root, states: spawned.append([s.session_id for s in states])
+    )
+    repo = make_repo(tmp_path / "repo", files={"notes/index.md": "# Index\n"})
+    env = {"HIPPO_HOME": str(tmp_path / "home")}
+    start = json.dumps({"session_id": "new-1", "cwd": str(repo)})
+    assert hooks.handle("session-start", start, repo, env)[0] == 0
+    assert spawned == []  # nothing pending: no ingest spawned for nothing
+    transcript = tmp_path / "old.jsonl"
+    transcript.write_text('{"type": "user"}\n')
+    old = agent_state.SessionState.load(tmp_path / "home", repo, "claude-code", "old-1")
+    old.transcript = str(transcript)
+    old.save()
+    assert (
+        hooks.handle("session-start", json.dumps({"session_id": "new-2", "cwd": str(repo)}), repo, env)[0]
+        == 0
+    )
+    assert spawned == [["old-1"]]  # the earlier session's transcript grew past its last ingest
+
+
+def test_three_prompt_notes_come_up_to_exactly_6000_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three matching notes whose blocks sum to 6,000 bytes all come; at 6,001 the third stays out."""
+    from hippo_git.config import load_config
+
+    head = "# Storage checkpoints\nThe storage checkpoints run nightly.\n"
+    repo = make_repo(tmp_path / "repo", files={f"notes/n{i}.md": head + "z" * 1900 + "\n" for i in range(3)})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+
+    def sizes(budget: int | None = None) -> list[int]:
+        with monkeypatch.context() as patch:
+            if budget is not None:
+                patch.setattr(hooks, "PROMPT_CONTEXT_BYTES", budget)
+            return [
+                len(block.encode("utf-8")) for _, block in hooks._new_notes(cfg, "storage checkpoints", [])
+            ]
+
+    pad = 1900
+    for total, count in ((6_000, 3), (6_001, 2)):
+        pad -= sum(sizes(10**6)) - total
+        (repo / "notes" / "n0.md").write_text(head + "z" * pad + "\n")
+        assert sum(sizes(10**6)) == total
+        assert len(sizes()) == count, total
+
+
+@pytest.mark.parametrize(("size", "cut"), [(2_499, False), (2_500, False), (2_501, True)])
+def test_a_prompt_note_is_cut_past_exactly_2500_bytes(tmp_path: Path, size: int, cut: bool) -> None:
+    from hippo_git.config import load_config
+
+    head = "# Storage checkpoints\nThe storage checkpoints run nightly.\n"
+    text = head + "z" * (size - len(head))  # no line end: a cut drops a z
+    assert len(text.encode("utf-8")) == size
+    repo = make_repo(tmp_path / "repo", files={"notes/s.md": text})
+    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
+    [(path, block)] = hooks._new_notes(cfg, "storage checkpoints", [])
+    assert ("[… cut here; the whole note is notes/s.md]" in block) is cut
+    assert (text in block) is not cut
+    if cut:
+        assert text[:2_500] + "\n[… cut here; the whole note is notes/s.md]\n" in block

@@ -125,6 +125,8 @@ def shorten(required: list[Part], budget: int) -> list[Part]:
     each note gets at most the same share (notes smaller than it keep all of theirs), the largest
     share that fits; when even a marker apiece does not fit, the notes are named instead."""
     notes = [p for p in required if p.kind in ("entry", "required") and p.body]
+    if not notes:  # nothing to shorten: no list naming no notes either (the refusal says the rest)
+        return list(required)
 
     def with_share(cap: int) -> list[Part]:
         cut = {p.label: _shortened(p, cap) for p in notes if size_of(p.body) > cap}
@@ -135,8 +137,8 @@ def shorten(required: list[Part], budget: int) -> list[Part]:
 
     # A smaller share never makes the block bigger, so the largest that fits is found by halving
     # (a step from the overflow alone overshoots when several notes are cut at once).
-    low, high = 1, max((size_of(p.body) for p in notes), default=0)
-    if high and fits(low):
+    low, high = 1, max(size_of(p.body) for p in notes)
+    if fits(low):
         while low < high:
             mid = (low + high + 1) // 2
             low, high = (mid, high) if fits(mid) else (low, mid - 1)

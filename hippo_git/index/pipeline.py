@@ -32,10 +32,15 @@ CHUNK_PATH_CHARS = PIPE_SAFE_BYTES // AHEAD // 2  # paths are most of a pickled 
 
 def worker_count(setting: int | None, tasks: int, total_bytes: int) -> int:
     """How many worker processes to use: `setting` (the `ingest.workers` setting or `--jobs`; None is
-    "auto": one per CPU when there is much to read on a machine with more than one). 0 = in process."""
+    "auto": one per CPU but the writer's when there is much to read on a machine with more than
+    one). 0 = in process.
+
+    The writer prepares a chunk itself whenever the one it needs next is not in, so it keeps its
+    CPU busy without a worker of its own; a worker more would only add its start-up (imports,
+    the redactor's patterns compiled again) and the pickling of its share."""
     if setting is None:
         cpus = cpu_count()
-        setting = cpus if cpus > 1 and total_bytes >= POOL_MIN_BYTES else 0
+        setting = cpus - 1 if cpus > 1 and total_bytes >= POOL_MIN_BYTES else 0
     return min(setting, tasks) if tasks > 1 else 0
 
 

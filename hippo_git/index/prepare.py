@@ -34,7 +34,7 @@ from hippo_git.transcripts.model import (
     Turn,
 )
 from hippo_git.transcripts.registry import get_adapter
-from hippo_git.transcripts.regular import open_regular
+from hippo_git.transcripts.regular import read_head
 
 HEAD_BYTES = 4096
 TITLE_CHARS = 120
@@ -251,8 +251,7 @@ def _head_hash(path: Path, length: int) -> str | None:
     """`<length>:<sha256 of the first length bytes>`; the length is kept so a small file that grows
     is compared over the bytes it had."""
     try:
-        with open_regular(path) as fh:
-            data = fh.read(length)
+        data = read_head(path, length)
     except OSError:
         return None
     return f"{len(data)}:{hashlib.sha256(data).hexdigest()}"

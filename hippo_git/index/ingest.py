@@ -210,6 +210,9 @@ def _write_all(
     batch: list[tuple[Source, str, bool, Prepared]] = []  # written since BEGIN
     part, mark = IngestSummary(), scrub.mark()  # the batch's share of the summary, until COMMIT
     pending: FtsRanges = []  # the batch's turns whose full-text rows are written before COMMIT
+    # The writer keeps the references itself (a session before its turns, its rows deleted with
+    # it): checked by SQLite, every turn inserted looked its session up.
+    conn.execute("PRAGMA foreign_keys = OFF")
     conn.execute("BEGIN IMMEDIATE")
     try:
         for n, ((src, key, known), prep) in enumerate(zip(todo, stream, strict=True), 1):
@@ -241,6 +244,9 @@ def _write_all(
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+    finally:
+        if not conn.in_transaction:
+            conn.execute("PRAGMA foreign_keys = ON")
 
 
 def _merge(total: IngestSummary, part: IngestSummary) -> None:

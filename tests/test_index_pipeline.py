@@ -233,6 +233,21 @@ def test_chunks_stay_small_enough_for_the_pipe() -> None:
     assert [t for c in chunks for t in c] == tasks
 
 
+def test_chunks_shrink_towards_the_end() -> None:
+    """The last chunks a worker holds are small, so the writer does not wait long for them."""
+    tasks = [Task("claude-code", f"/t/{n}.jsonl", 100_000, False, None, False) for n in range(2000)]
+    chunks = pipeline._chunks(tasks)
+    sizes = [sum(t.size for t in c) for c in chunks]
+    assert [t for c in chunks for t in c] == tasks
+    assert max(sizes) <= pipeline.CHUNK_BYTES
+    left = sum(sizes)
+    for size in sizes:
+        left -= size
+        assert size <= max(100_000, left // pipeline.TAIL_SHARE + 100_000)  # a task more at most
+    assert sizes[-pipeline.AHEAD :] == [100_000] * pipeline.AHEAD  # one source each at the very end
+    assert sizes[0] > pipeline.CHUNK_BYTES - 100_000  # full-sized until the tail
+
+
 def test_the_writer_prepares_chunks_itself_instead_of_waiting(bulk: Path) -> None:
     files = sorted(bulk.rglob("*.jsonl"))
     tasks = [Task("claude-code", str(p), p.stat().st_size, False, None, False) for p in files]

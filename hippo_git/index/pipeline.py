@@ -27,6 +27,10 @@ POOL_MIN_BYTES = 32 * 1024 * 1024
 CHUNK_BYTES = 4 * 1024 * 1024  # of transcript, per chunk
 CHUNK_FILES = 64
 AHEAD = 4
+# Chunks shrink as the end nears (to an `AHEAD`-th of what is left after them, halved): the last
+# chunks a worker holds are then small, and the writer, done with all else, does not sit idle
+# while a worker works through its last `AHEAD` full chunks.
+TAIL_SHARE = 2 * AHEAD
 CHUNK_PATH_CHARS = PIPE_SAFE_BYTES // AHEAD // 2  # paths are most of a pickled chunk
 
 
@@ -95,7 +99,11 @@ class _Pool:
             if not ready and self.sent < len(self.chunks):
                 n = self.sent
                 self.owner[n], self.sent = -1, n + 1
-                self.done[n] = [prepare(task, self.scrub) for task in self.chunks[n]]
+                results = []
+                for task in self.chunks[n]:
+                    results.append(prepare(task, self.scrub))
+                    self.drain()  # a worker that finished meanwhile gets its next chunk now
+                self.done[n] = results
                 continue
             if not busy:  # nothing out and nothing left to send: chunk `i` was lost with its worker
                 return None
@@ -140,10 +148,13 @@ def _chunks(tasks: Sequence[Task]) -> list[list[Task]]:
     chunks: list[list[Task]] = []
     chunk: list[Task] = []
     size = chars = 0
+    left = sum(task.size for task in tasks)  # bytes not yet in a closed chunk
     for task in tasks:
-        full = size + task.size > CHUNK_BYTES or chars + len(task.path) > CHUNK_PATH_CHARS
+        most = min(CHUNK_BYTES, (left - size) // TAIL_SHARE)
+        full = size + task.size > most or chars + len(task.path) > CHUNK_PATH_CHARS
         if chunk and (full or len(chunk) >= CHUNK_FILES):
             chunks.append(chunk)
+            left -= size
             chunk, size, chars = [], 0, 0
         chunk.append(task)
         size += task.size

@@ -222,3 +222,29 @@ def test_write_all_turns_foreign_keys_off_and_back_on(tmp_path: Path) -> None:
         assert c.execute("PRAGMA foreign_key_check").fetchall() == []
     finally:
         c.close()
+
+
+def test_the_batch_is_committed_when_the_tail_begins(tmp_path: Path) -> None:
+    """Everything written before the last `TAIL_BYTES` of transcript is committed on reaching them,
+    so the full-text rows written once all is prepared are only those of the short last stretch."""
+    from hippo_git.index.ingest import TAIL_BYTES
+
+    path = tmp_path / "index.sqlite"
+    adapter = get_adapter("claude-code")
+    size = TAIL_BYTES * 3 // 4  # three sources: the tail begins within the third
+    names = ["a.jsonl", "b.jsonl", "c.jsonl"]
+    todo = [(Source("claude-code", adapter, f"/t/{name}", size, 1, False), name, False) for name in names]
+    preps = [source(session(f"s{n}", range(2))) for n in range(3)]
+    seen: list[int] = []
+
+    def progress(files: int, done: int, total: int) -> None:
+        reader = sqlite3.connect(path)  # sees only what was committed
+        seen.append(reader.execute("SELECT count(*) FROM sessions").fetchone()[0])
+        reader.close()
+
+    c = connect(path)
+    try:
+        _write_all(c, Scrubber(), todo, iter(preps), IngestSummary(), size * 3, progress)
+    finally:
+        c.close()
+    assert seen == [0, 2, 2]  # committed once 2 × 0.75 × TAIL_BYTES were written, not before

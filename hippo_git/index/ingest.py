@@ -41,6 +41,9 @@ AfterIngest = Callable[[Config, "set[str] | None"], object]
 # ingest loses little work; each commit makes FTS5 write out a segment and merge, so not oftener.
 BATCH_BYTES = 64 * 1024 * 1024
 BATCH_SECONDS = 2.0
+# The last batch's full-text rows are written once everything is prepared, with no other work
+# left to overlap: a commit when this much is left keeps that last stretch short.
+TAIL_BYTES = 8 * 1024 * 1024
 
 Progress = Callable[[int, int, int], None]  # (files done, bytes done, total bytes)
 __all__ = ["FailedSource", "IngestSummary", "Progress", "ingest", "pending_sources"]
@@ -228,7 +231,8 @@ def _write_all(
                 batch_bytes = BATCH_BYTES  # commit what was written again now
             done_bytes += src.size
             batch_bytes += src.size
-            if batch_bytes >= BATCH_BYTES or time.monotonic() - batch_start >= BATCH_SECONDS:
+            tail = total - done_bytes <= TAIL_BYTES < total - done_bytes + src.size
+            if batch_bytes >= BATCH_BYTES or tail or time.monotonic() - batch_start >= BATCH_SECONDS:
                 flush_fts(conn, pending)
                 conn.execute("COMMIT")
                 _merge(summary, part)

@@ -48,20 +48,31 @@ def worker_count(setting: int | None, tasks: int, total_bytes: int) -> int:
     return min(setting, tasks) if tasks > 1 else 0
 
 
-def prepared(tasks: Sequence[Task], workers: int) -> Generator[Prepared, None, None]:
-    """Each task's `Prepared`, in the order of `tasks`."""
+def start_workers(n: int, arrived: threading.Condition | None = None) -> list[Worker]:
+    """`n` worker processes sharing one `arrived` (so the writer can wait for whichever answers).
+    Ingest starts them as soon as it knows there is much to read, while it is still looking for
+    more: a worker's start-up (its imports) then overlaps the writer's discovery."""
+    arrived = arrived if arrived is not None else threading.Condition()
+    return [Worker("hippo_git.index.worker", arrived=arrived) for _ in range(n)]
+
+
+def prepared(
+    tasks: Sequence[Task], workers: int, started: Sequence[Worker] = ()
+) -> Generator[Prepared, None, None]:
+    """Each task's `Prepared`, in the order of `tasks`. `started`: workers from `start_workers`
+    to use first (those beyond what is used are closed)."""
     scrub = Scrubber()
-    if workers < 1:
+    chunks = _chunks(tasks) if workers >= 1 else []
+    use = min(workers, len(chunks))
+    for extra in started[use:]:
+        extra.close()
+    if use < 1:
         for task in tasks:
             yield prepare(task, scrub)
         return
-    chunks = _chunks(tasks)
-    arrived = threading.Condition()  # shared, so the writer can wait for whichever worker answers
-    pool = _Pool(
-        [Worker("hippo_git.index.worker", arrived=arrived) for _ in range(min(workers, len(chunks)))],
-        chunks,
-        scrub,
-    )
+    pool_workers = list(started[:use])
+    pool_workers += start_workers(use - len(pool_workers), pool_workers[0].arrived if pool_workers else None)
+    pool = _Pool(pool_workers, chunks, scrub)
     try:
         for i, chunk in enumerate(chunks):
             results = pool.take(i)

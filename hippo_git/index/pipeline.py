@@ -26,7 +26,9 @@ from hippo_git.index.workers import PIPE_SAFE_BYTES, Worker, cpu_count, wait_any
 POOL_MIN_BYTES = 32 * 1024 * 1024
 CHUNK_BYTES = 4 * 1024 * 1024  # of transcript, per chunk
 CHUNK_FILES = 64
-AHEAD = 4
+# Enough queued that a worker outlasts the writer's longest stretch away from the pipeline (the
+# full-text rows it writes before each commit); the shrinking tail keeps the last ones small.
+AHEAD = 6
 # Chunks shrink as the end nears (to an `AHEAD`-th of what is left after them, halved): the last
 # chunks a worker holds are then small, and the writer, done with all else, does not sit idle
 # while a worker works through its last `AHEAD` full chunks.

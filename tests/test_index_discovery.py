@@ -72,23 +72,3 @@ def test_a_reader_of_an_index_without_the_signature_index_needs_no_ingest(tmp_pa
     conn = connect(cfg.index_path, readonly=True)
     assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sources_signature'").fetchone()
     conn.close()
-
-
-def test_the_full_text_index_merges_eight_segments_a_level(tmp_path: Path, repo: Path) -> None:
-    """A migration sets FTS5's `automerge` (stored in the index): fewer merges over a large ingest.
-    A reader of an index from before it needs no ingest first; the next ingest sets it."""
-    write_jsonl(tmp_path / "p" / "s-1.jsonl", claude_lines("s-1", "/w", [("user", "hello")]))
-    cfg = config(repo, {"claude-code": [tmp_path / "p"]})
-    ingest(cfg)
-    conn = connect(cfg.index_path)
-    assert conn.execute("SELECT v FROM turns_fts_config WHERE k = 'automerge'").fetchone() == (8,)
-    conn.execute("DELETE FROM turns_fts_config WHERE k = 'automerge'")
-    conn.execute("DELETE FROM migrations WHERE name = '0004-fts-automerge'")
-    conn.close()
-    reader = connect(cfg.index_path, readonly=True)
-    assert reader.execute("SELECT count(*) FROM turns_fts WHERE turns_fts MATCH 'hello'").fetchone() == (1,)
-    reader.close()
-    ingest(cfg)
-    conn = connect(cfg.index_path, readonly=True)
-    assert conn.execute("SELECT v FROM turns_fts_config WHERE k = 'automerge'").fetchone() == (8,)
-    conn.close()

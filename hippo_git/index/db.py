@@ -110,15 +110,11 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Every ingest reads the signature of every known source; their rows also hold the cursor
     # state (most of a row), so a covering index makes that read a tenth of the pages.
     ("0003-sources-signature", ("CREATE INDEX sources_signature ON sources(path, size, mtime_ns)",)),
-    # FTS5 merges a level once this many segments sit on it (default 4): each term is rewritten
-    # log8 rather than log4 times over a large ingest (an eighth of the full-text write cost),
-    # and a query still meets a handful of segments per level.
-    ("0004-fts-automerge", ("INSERT INTO turns_fts(turns_fts, rank) VALUES ('automerge', 8)",)),
 )
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
-# Indexes and settings only ingest uses: a reader (search, an agent hook) of an index the last ingest
+# Indexes only ingest reads through: a reader (search, an agent hook) of an index the last ingest
 # wrote before they existed works as well without them, so it does not ask for an ingest first.
-WRITER_ONLY = frozenset({"0003-sources-signature", "0004-fts-automerge"})
+WRITER_ONLY = frozenset({"0003-sources-signature"})
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:

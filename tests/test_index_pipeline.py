@@ -188,7 +188,9 @@ def test_worker_count() -> None:
     assert pipeline.worker_count(None, 100, 1000) == 0  # a small ingest (an agent hook's) stays in process
     cpus = cpu_count()
     # One per CPU but the writer's: it prepares whenever the chunk it needs next is not in.
-    assert pipeline.worker_count(None, 100, pipeline.POOL_MIN_BYTES) == (min(100, cpus - 1) if cpus > 1 else 0)
+    assert pipeline.worker_count(None, 100, pipeline.POOL_MIN_BYTES) == (
+        min(100, cpus - 1) if cpus > 1 else 0
+    )
 
 
 def test_workers_setting_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

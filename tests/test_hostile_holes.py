@@ -19,7 +19,7 @@ from hippo_git.dream.run import DreamOptions, dream
 from hippo_git.dream.validate import NAME_MAX, check, path_problems
 from hippo_git.index.lock import is_held
 from hippo_git.transcripts.jsonl import read_bytes
-from hippo_git.transcripts.regular import NotRegularFileError, open_regular, read_regular
+from hippo_git.transcripts.regular import NotRegularFileError, open_regular, read_head, read_regular
 from tests.conftest import git, make_repo
 from tests.index_support import claude_lines, hippo_home, set_roots, write_jsonl
 from tests.scripted_model import add_sessions, make_workspace, scripted_argv, write_script
@@ -109,6 +109,18 @@ def test_open_regular_refuses_a_fifo_without_waiting(tmp_path: Path) -> None:
         read_bytes(fifo)
     (tmp_path / "ok.jsonl").write_bytes(b"{}\n")
     assert read_regular(tmp_path / "ok.jsonl") == b"{}\n"
+
+
+def test_read_head_refuses_a_fifo_and_reads_at_most_what_is_asked(tmp_path: Path) -> None:
+    fifo = tmp_path / "s.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(NotRegularFileError):
+        read_head(fifo, 4096)  # the head hash of every source is read with it
+    ok = tmp_path / "ok.jsonl"
+    ok.write_bytes(b"0123456789")
+    assert read_head(ok, 4) == b"0123"
+    assert read_head(ok, 4096) == b"0123456789"
+    assert read_head(ok, 0) == b""
 
 
 def test_a_fifo_named_like_a_transcript_neither_blocks_ingest_nor_holds_the_lock(tmp_path: Path) -> None:

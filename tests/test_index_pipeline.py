@@ -187,7 +187,10 @@ def test_worker_count() -> None:
     assert pipeline.worker_count(4, 1, 10**10) == 0  # one source: in process
     assert pipeline.worker_count(None, 100, 1000) == 0  # a small ingest (an agent hook's) stays in process
     cpus = cpu_count()
-    assert pipeline.worker_count(None, 100, pipeline.POOL_MIN_BYTES) == (min(100, cpus) if cpus > 1 else 0)
+    # One per CPU but the writer's: it prepares whenever the chunk it needs next is not in.
+    assert pipeline.worker_count(None, 100, pipeline.POOL_MIN_BYTES) == (
+        min(100, cpus - 1) if cpus > 1 else 0
+    )
 
 
 def test_workers_setting_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -222,12 +225,66 @@ def test_bad_workers_env_is_one_line_error(tmp_path: Path) -> None:
     assert len(err.strip().splitlines()) <= 2  # the error and its hint
 
 
+@pytest.mark.skipif(cpu_count() < 2, reason="auto uses no worker on one CPU")
+def test_workers_start_during_discovery_once_there_is_much_to_read(
+    tmp_path: Path, bulk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Auto: the workers start when the bytes found cross POOL_MIN_BYTES, while discovery goes on
+    (their start-up overlaps it); the pipeline then uses them and starts none of its own."""
+    import hippo_git.index.ingest as ingest_module
+
+    calls: list[tuple[str, int, int]] = []
+    found = [0]
+    real_discover, real_start = ingest_module.discover_sources, pipeline.start_workers
+
+    def discover(*args: Any) -> Any:
+        for src in real_discover(*args):
+            found[0] += 1
+            yield src
+
+    def start(where: str) -> Any:
+        def run(n: int, arrived: Any = None) -> list[Worker]:
+            calls.append((where, n, found[0]))
+            return real_start(n, arrived)
+
+        return run
+
+    monkeypatch.setattr(ingest_module, "discover_sources", discover)
+    monkeypatch.setattr(ingest_module, "start_workers", start("ingest"))
+    monkeypatch.setattr(pipeline, "start_workers", start("pipeline"))
+    monkeypatch.setattr(ingest_module, "POOL_MIN_BYTES", 64 * 1024)
+    monkeypatch.setattr(pipeline, "POOL_MIN_BYTES", 64 * 1024)
+    cfg = config(make_repo(tmp_path / "repo"), {"claude-code": [bulk]})
+    summary = ingest(cfg, records=False)
+    files = summary.files_read
+    assert files == 400 and summary.failed == []
+    (where, n, seen), *rest = calls
+    assert where == "ingest" and n == cpu_count() - 1 and 1 < seen < files  # before discovery ended
+    assert rest == [("pipeline", 0, files)]  # none started beyond those
+    assert fts_consistent(cfg.index_path)
+
+
 def test_chunks_stay_small_enough_for_the_pipe() -> None:
     long = "/x" * 2000
     tasks = [Task("claude-code", f"{long}/{n}.jsonl", 10, False, None, False) for n in range(40)]
     chunks = pipeline._chunks(tasks)
     assert all(sum(len(t.path) for t in c) <= pipeline.CHUNK_PATH_CHARS for c in chunks)
     assert [t for c in chunks for t in c] == tasks
+
+
+def test_chunks_shrink_towards_the_end() -> None:
+    """The last chunks a worker holds are small, so the writer does not wait long for them."""
+    tasks = [Task("claude-code", f"/t/{n}.jsonl", 100_000, False, None, False) for n in range(2000)]
+    chunks = pipeline._chunks(tasks)
+    sizes = [sum(t.size for t in c) for c in chunks]
+    assert [t for c in chunks for t in c] == tasks
+    assert max(sizes) <= pipeline.CHUNK_BYTES
+    left = sum(sizes)
+    for size in sizes:
+        left -= size
+        assert size <= max(100_000, left // pipeline.TAIL_SHARE + 100_000)  # a task more at most
+    assert sizes[-pipeline.AHEAD :] == [100_000] * pipeline.AHEAD  # one source each at the very end
+    assert sizes[0] > pipeline.CHUNK_BYTES - 100_000  # full-sized until the tail
 
 
 def test_the_writer_prepares_chunks_itself_instead_of_waiting(bulk: Path) -> None:

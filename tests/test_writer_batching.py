@@ -184,3 +184,67 @@ def test_a_batch_undone_and_written_again_loses_nothing(tmp_path: Path) -> None:
     assert got == want
     assert [r[-2] for r in got["sessions"]] == [6, 4, 2, 5]  # s, t, x, y
     assert summary.turns_added == 3 + 4 + 3 + 2 + 5
+
+
+def test_a_session_a_source_no_longer_holds_leaves_no_rows_behind(tmp_path: Path) -> None:
+    """Ingest writes with foreign keys off (`_write_all`): the writer itself removes a dropped
+    session's paths and mentions, which `ON DELETE CASCADE` took before."""
+    c = connect(tmp_path / "index.sqlite")
+    try:
+        c.execute("PRAGMA foreign_keys = OFF")
+        c.execute("BEGIN IMMEDIATE")
+        write(c, "a.jsonl", source(session("s", range(3)), session("gone", range(2))), None)
+        write(c, "a.jsonl", source(session("s", range(3)), reset=True), None, new=False)
+        c.execute("COMMIT")
+        assert counts(c) == ({"a.jsonl": 3}, {"s": 3})
+        for table in ("session_paths", "session_mentions"):
+            assert c.execute(f"SELECT DISTINCT session_id FROM {table}").fetchall() == [("s",)]
+        assert c.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        c.close()
+
+
+def test_write_all_turns_foreign_keys_off_and_back_on(tmp_path: Path) -> None:
+    seen: list[int] = []
+    path = tmp_path / "index.sqlite"
+
+    def preps() -> Iterator[Prepared]:
+        seen.append(c.execute("PRAGMA foreign_keys").fetchone()[0])
+        yield source(session("s", range(2)))
+
+    adapter = get_adapter("claude-code")
+    c = connect(path)
+    try:
+        todo = [(Source("claude-code", adapter, "/t/a.jsonl", 10, 1, False), "a.jsonl", False)]
+        _write_all(c, Scrubber(), todo, preps(), IngestSummary(), 10, None)
+        assert seen == [0]  # off while writing
+        assert c.execute("PRAGMA foreign_keys").fetchone()[0] == 1  # on again for whatever follows
+        assert c.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        c.close()
+
+
+def test_the_batch_is_committed_when_the_tail_begins(tmp_path: Path) -> None:
+    """Everything written before the last `TAIL_BYTES` of transcript is committed on reaching them,
+    so the full-text rows written once all is prepared are only those of the short last stretch."""
+    from hippo_git.index.ingest import TAIL_BYTES
+
+    path = tmp_path / "index.sqlite"
+    adapter = get_adapter("claude-code")
+    size = TAIL_BYTES * 3 // 4  # three sources: the tail begins within the third
+    names = ["a.jsonl", "b.jsonl", "c.jsonl"]
+    todo = [(Source("claude-code", adapter, f"/t/{name}", size, 1, False), name, False) for name in names]
+    preps = [source(session(f"s{n}", range(2))) for n in range(3)]
+    seen: list[int] = []
+
+    def progress(files: int, done: int, total: int) -> None:
+        reader = sqlite3.connect(path)  # sees only what was committed
+        seen.append(reader.execute("SELECT count(*) FROM sessions").fetchone()[0])
+        reader.close()
+
+    c = connect(path)
+    try:
+        _write_all(c, Scrubber(), todo, iter(preps), IngestSummary(), size * 3, progress)
+    finally:
+        c.close()
+    assert seen == [0, 2, 2]  # committed once 2 × 0.75 × TAIL_BYTES were written, not before

@@ -27,10 +27,11 @@ from hippo_git.config import Config
 from hippo_git.errors import HippoError, UsageError
 from hippo_git.index.db import connect
 from hippo_git.index.lock import IndexLock
-from hippo_git.index.pipeline import prepared, worker_count
+from hippo_git.index.pipeline import POOL_MIN_BYTES, prepared, start_workers, worker_count
 from hippo_git.index.prepare import Prepared, Task
 from hippo_git.index.scrub import Scrubber
 from hippo_git.index.sources import FailedSource, Source, discover_sources, pending_sources
+from hippo_git.index.workers import Worker
 from hippo_git.index.writer import FtsRanges, Signature, flush_fts, stored, write_source
 from hippo_git.transcripts.registry import get_adapter, harness_names
 
@@ -41,6 +42,9 @@ AfterIngest = Callable[[Config, "set[str] | None"], object]
 # ingest loses little work; each commit makes FTS5 write out a segment and merge, so not oftener.
 BATCH_BYTES = 64 * 1024 * 1024
 BATCH_SECONDS = 2.0
+# The last batch's full-text rows are written once everything is prepared, with no other work
+# left to overlap: a commit when this much is left keeps that last stretch short.
+TAIL_BYTES = 8 * 1024 * 1024
 
 Progress = Callable[[int, int, int], None]  # (files done, bytes done, total bytes)
 __all__ = ["FailedSource", "IngestSummary", "Progress", "ingest", "pending_sources"]
@@ -169,19 +173,28 @@ def _run(
     known = {row[0]: row for row in conn.execute("SELECT path, size, mtime_ns, id FROM sources")}
     todo: list[tuple[Source, str, bool]] = []
     tasks: list[Task] = []
-    for src in discover_sources(cfg, root, harness, summary.failed):
-        summary.files_seen += 1
-        key, row = stored(scrub, known, src.path)
-        if row is not None and not reread and row[1] == src.size and row[2] == src.mtime_ns:
-            summary.files_skipped += 1
-            continue
-        todo.append((src, key, row is not None))
-        cursor = None if reread or row is None else _cursor(conn, row)
-        tasks.append(Task(src.harness, src.path, src.size, src.is_dir, cursor, row is not None))
-    total = sum(task.size for task in tasks)
-    jobs = worker_count(cfg.ingest_workers if workers is None else workers, len(tasks), total)
-    with contextlib.closing(prepared(tasks, jobs)) as stream:
-        _write_all(conn, scrub, todo, stream, summary, total, progress)
+    setting = cfg.ingest_workers if workers is None else workers
+    total = 0
+    started: list[Worker] = []  # once there is much to read, while discovery goes on
+    try:
+        for src in discover_sources(cfg, root, harness, summary.failed):
+            summary.files_seen += 1
+            key, row = stored(scrub, known, src.path)
+            if row is not None and not reread and row[1] == src.size and row[2] == src.mtime_ns:
+                summary.files_skipped += 1
+                continue
+            todo.append((src, key, row is not None))
+            cursor = None if reread or row is None else _cursor(conn, row)
+            tasks.append(Task(src.harness, src.path, src.size, src.is_dir, cursor, row is not None))
+            total += src.size
+            if total - src.size < POOL_MIN_BYTES <= total and setting is None and len(tasks) > 1:
+                started = start_workers(worker_count(setting, len(tasks), total))
+        jobs = worker_count(setting, len(tasks), total)
+        with contextlib.closing(prepared(tasks, jobs, started)) as stream:
+            _write_all(conn, scrub, todo, stream, summary, total, progress)
+    finally:
+        for worker in started:  # those the pipeline never took (it closes its own)
+            worker.close()
     for kind, n in scrub.counts.items():
         summary.secrets[kind] = summary.secrets.get(kind, 0) + n
     return summary
@@ -210,6 +223,9 @@ def _write_all(
     batch: list[tuple[Source, str, bool, Prepared]] = []  # written since BEGIN
     part, mark = IngestSummary(), scrub.mark()  # the batch's share of the summary, until COMMIT
     pending: FtsRanges = []  # the batch's turns whose full-text rows are written before COMMIT
+    # The writer keeps the references itself (a session before its turns, its rows deleted with
+    # it): checked by SQLite, every turn inserted looked its session up.
+    conn.execute("PRAGMA foreign_keys = OFF")
     conn.execute("BEGIN IMMEDIATE")
     try:
         for n, ((src, key, known), prep) in enumerate(zip(todo, stream, strict=True), 1):
@@ -225,7 +241,8 @@ def _write_all(
                 batch_bytes = BATCH_BYTES  # commit what was written again now
             done_bytes += src.size
             batch_bytes += src.size
-            if batch_bytes >= BATCH_BYTES or time.monotonic() - batch_start >= BATCH_SECONDS:
+            tail = total - done_bytes <= TAIL_BYTES < total - done_bytes + src.size
+            if batch_bytes >= BATCH_BYTES or tail or time.monotonic() - batch_start >= BATCH_SECONDS:
                 flush_fts(conn, pending)
                 conn.execute("COMMIT")
                 _merge(summary, part)
@@ -241,6 +258,9 @@ def _write_all(
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+    finally:
+        if not conn.in_transaction:
+            conn.execute("PRAGMA foreign_keys = ON")
 
 
 def _merge(total: IngestSummary, part: IngestSummary) -> None:

@@ -26,33 +26,55 @@ from hippo_git.index.workers import PIPE_SAFE_BYTES, Worker, cpu_count, wait_any
 POOL_MIN_BYTES = 32 * 1024 * 1024
 CHUNK_BYTES = 4 * 1024 * 1024  # of transcript, per chunk
 CHUNK_FILES = 64
-AHEAD = 4
+# Enough queued that a worker outlasts the writer's longest stretch away from the pipeline (the
+# full-text rows it writes before each commit); the shrinking tail keeps the last ones small.
+AHEAD = 6
+# Chunks shrink as the end nears (to an `AHEAD`-th of what is left after them, halved): the last
+# chunks a worker holds are then small, and the writer, done with all else, does not sit idle
+# while a worker works through its last `AHEAD` full chunks.
+TAIL_SHARE = 2 * AHEAD
 CHUNK_PATH_CHARS = PIPE_SAFE_BYTES // AHEAD // 2  # paths are most of a pickled chunk
 
 
 def worker_count(setting: int | None, tasks: int, total_bytes: int) -> int:
     """How many worker processes to use: `setting` (the `ingest.workers` setting or `--jobs`; None is
-    "auto": one per CPU when there is much to read on a machine with more than one). 0 = in process."""
+    "auto": one per CPU but the writer's when there is much to read on a machine with more than
+    one). 0 = in process.
+
+    The writer prepares a chunk itself whenever the one it needs next is not in, so it keeps its
+    CPU busy without a worker of its own; a worker more would only add its start-up (imports,
+    the redactor's patterns compiled again) and the pickling of its share."""
     if setting is None:
         cpus = cpu_count()
-        setting = cpus if cpus > 1 and total_bytes >= POOL_MIN_BYTES else 0
+        setting = cpus - 1 if cpus > 1 and total_bytes >= POOL_MIN_BYTES else 0
     return min(setting, tasks) if tasks > 1 else 0
 
 
-def prepared(tasks: Sequence[Task], workers: int) -> Generator[Prepared, None, None]:
-    """Each task's `Prepared`, in the order of `tasks`."""
+def start_workers(n: int, arrived: threading.Condition | None = None) -> list[Worker]:
+    """`n` worker processes sharing one `arrived` (so the writer can wait for whichever answers).
+    Ingest starts them as soon as it knows there is much to read, while it is still looking for
+    more: a worker's start-up (its imports) then overlaps the writer's discovery."""
+    arrived = arrived if arrived is not None else threading.Condition()
+    return [Worker("hippo_git.index.worker", arrived=arrived) for _ in range(n)]
+
+
+def prepared(
+    tasks: Sequence[Task], workers: int, started: Sequence[Worker] = ()
+) -> Generator[Prepared, None, None]:
+    """Each task's `Prepared`, in the order of `tasks`. `started`: workers from `start_workers`
+    to use first (those beyond what is used are closed)."""
     scrub = Scrubber()
-    if workers < 1:
+    chunks = _chunks(tasks) if workers >= 1 else []
+    use = min(workers, len(chunks))
+    for extra in started[use:]:
+        extra.close()
+    if use < 1:
         for task in tasks:
             yield prepare(task, scrub)
         return
-    chunks = _chunks(tasks)
-    arrived = threading.Condition()  # shared, so the writer can wait for whichever worker answers
-    pool = _Pool(
-        [Worker("hippo_git.index.worker", arrived=arrived) for _ in range(min(workers, len(chunks)))],
-        chunks,
-        scrub,
-    )
+    pool_workers = list(started[:use])
+    pool_workers += start_workers(use - len(pool_workers), pool_workers[0].arrived if pool_workers else None)
+    pool = _Pool(pool_workers, chunks, scrub)
     try:
         for i, chunk in enumerate(chunks):
             results = pool.take(i)
@@ -90,7 +112,11 @@ class _Pool:
             if not ready and self.sent < len(self.chunks):
                 n = self.sent
                 self.owner[n], self.sent = -1, n + 1
-                self.done[n] = [prepare(task, self.scrub) for task in self.chunks[n]]
+                results = []
+                for task in self.chunks[n]:
+                    results.append(prepare(task, self.scrub))
+                    self.drain()  # a worker that finished meanwhile gets its next chunk now
+                self.done[n] = results
                 continue
             if not busy:  # nothing out and nothing left to send: chunk `i` was lost with its worker
                 return None
@@ -135,10 +161,13 @@ def _chunks(tasks: Sequence[Task]) -> list[list[Task]]:
     chunks: list[list[Task]] = []
     chunk: list[Task] = []
     size = chars = 0
+    left = sum(task.size for task in tasks)  # bytes not yet in a closed chunk
     for task in tasks:
-        full = size + task.size > CHUNK_BYTES or chars + len(task.path) > CHUNK_PATH_CHARS
+        most = min(CHUNK_BYTES, (left - size) // TAIL_SHARE)
+        full = size + task.size > most or chars + len(task.path) > CHUNK_PATH_CHARS
         if chunk and (full or len(chunk) >= CHUNK_FILES):
             chunks.append(chunk)
+            left -= size
             chunk, size, chars = [], 0, 0
         chunk.append(task)
         size += task.size

@@ -34,7 +34,7 @@ from hippo_git.transcripts.model import (
     Turn,
 )
 from hippo_git.transcripts.registry import get_adapter
-from hippo_git.transcripts.regular import open_regular
+from hippo_git.transcripts.regular import read_head
 
 HEAD_BYTES = 4096
 TITLE_CHARS = 120
@@ -176,6 +176,7 @@ def _turn_rows(scrub: Scrubber, turns: list[Turn]) -> tuple[list[Row], dict[str,
     mentions: set[tuple[str, str]] = set()
     seen: set[int] = set()
     text_of, small, ts = scrub.text, scrub.small, scrub.ts
+    same_ts: str | None = None  # the last time that came back as it was: turns often share one
     for turn in turns:
         if turn.seq in seen:
             continue  # an adapter repeating a seq: the first one stands
@@ -193,7 +194,12 @@ def _turn_rows(scrub: Scrubber, turns: list[Turn]) -> tuple[list[Row], dict[str,
         if kind in _CITING_KINDS and ("[[" in text or ".md" in text):
             mentions.update(_mentions(text))
         tool = small(turn.tool) if turn.tool else None
-        rows.append((turn.seq, kind, text, ts(turn.ts), tool, 1 if turn.is_error else 0, paths_json, edited))
+        when = turn.ts
+        if when is not None and when != same_ts:
+            stored = ts(when)
+            same_ts = when if stored is when else None
+            when = stored
+        rows.append((turn.seq, kind, text, when, tool, 1 if turn.is_error else 0, paths_json, edited))
     return rows, paths, mentions
 
 
@@ -251,8 +257,7 @@ def _head_hash(path: Path, length: int) -> str | None:
     """`<length>:<sha256 of the first length bytes>`; the length is kept so a small file that grows
     is compared over the bytes it had."""
     try:
-        with open_regular(path) as fh:
-            data = fh.read(length)
+        data = read_head(path, length)
     except OSError:
         return None
     return f"{len(data)}:{hashlib.sha256(data).hexdigest()}"

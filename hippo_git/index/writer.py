@@ -153,6 +153,10 @@ def write_source(
         # Sessions this source no longer holds: dropped unless another source still has turns for them.
         left = conn.execute("SELECT count(*) FROM turns WHERE session_id = ?", (sid,)).fetchone()[0]
         if left == 0:
+            # Ingest writes with foreign keys off (each turn's insert would look its session up),
+            # so what `ON DELETE CASCADE` would take with the session goes here.
+            conn.execute("DELETE FROM session_paths WHERE session_id = ?", (sid,))
+            conn.execute("DELETE FROM session_mentions WHERE session_id = ?", (sid,))
             conn.execute("DELETE FROM sessions WHERE id = ?", (sid,))
         else:
             conn.execute("UPDATE sessions SET turns = ? WHERE id = ?", (left, sid))

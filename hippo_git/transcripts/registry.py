@@ -25,12 +25,19 @@ def harness_names() -> tuple[str, ...]:
     return tuple(ADAPTERS)
 
 
+_LOADED: dict[str, Adapter] = {}
+
+
 def get_adapter(harness: str) -> Adapter:
+    adapter = _LOADED.get(harness)
+    if adapter is not None:
+        return adapter  # ingest asks once per source: `import_module` of a loaded module still locks
     module = ADAPTERS.get(harness)
     if module is None:
         raise UsageError(
             f"unknown harness {harness!r}",
             hint="choose one of: " + ", ".join(ADAPTERS),
         )
-    adapter: Adapter = importlib.import_module(f"hippo_git.transcripts.{module}").ADAPTER
-    return adapter
+    loaded: Adapter = importlib.import_module(f"hippo_git.transcripts.{module}").ADAPTER
+    _LOADED[harness] = loaded
+    return loaded

@@ -1,18 +1,20 @@
 """Hybrid ranking: the lexical ranking fused with embedding similarity.
 
-Two documented fusion methods, each used where it measured better, with the same weight:
+Two documented fusion methods, each used where it measured better:
 
 - the first `HEAD` ranks by score fusion (CombSUM of standardised scores): a turn scores its BM25
   score's z-score among the lexical candidates (and a 0 for the turns without the words) plus
-  `WEIGHT` times its similarity's z-score among all the turns searched. Scores say how far ahead a turn is, so a turn both rankings place well
-  above the rest leads, and a lexical top hit far ahead of the others stays there;
+  `SCORE_WEIGHT` times its similarity's z-score among all the turns searched. Scores say how far
+  ahead a turn is, so a turn both rankings place well above the rest leads, and a lexical top hit
+  far ahead of the others stays there;
 - the ranks after them by weighted reciprocal-rank fusion, `1 / (K + lexical rank) + WEIGHT / (K +
   vector rank)`: below the top the scores are flat and noisy, and ranks need no calibration.
 
 Measured on LoCoMo dev only (`bench/recall.py --quick --semantic --heads`): score fusion alone
-gives the better top five (68.0 against 67.0 at recall@5), rank fusion alone the better top ten
-(78.4 against 77.1); the blend keeps both (68.0 / 78.4 / 86.1 / 90.8 at recall@5 / 10 / 25 / 50),
-and any head of 4 to 7 ranks gives the same (68.0 at @5, 78.4 to 78.6 at @10).
+gives the better top five (68.2 against 67.0 at recall@5), rank fusion alone the better top ten
+(78.4 against 77.7); the blend keeps both (68.2 / 78.4 / 86.1 / 90.8 at recall@5 / 10 / 25 / 50).
+A head of 5 to 8 ranks gives the same recall@5 (78.4 to 78.6 at @10; a head of 4: 67.8 at @5).
+The margin over the @5 target is two questions in a thousand: within noise.
 
 `search` calls the reranker this module builds (`reranker`) with its lexical candidates and SQL
 filters; nothing here is needed for search to work. Vectors are read from the embedding store
@@ -36,7 +38,19 @@ if TYPE_CHECKING:
     from hippo_git.index.embed_model import Encoder
     from hippo_git.index.timewords import TimeSpan
 
-__all__ = ["DEPTH", "HEAD", "K", "WEIGHT", "Reranker", "Vectors", "blend", "fuse", "load_vectors", "reranker"]
+__all__ = [
+    "DEPTH",
+    "HEAD",
+    "K",
+    "SCORE_WEIGHT",
+    "WEIGHT",
+    "Reranker",
+    "Vectors",
+    "blend",
+    "fuse",
+    "load_vectors",
+    "reranker",
+]
 
 # Measured on LoCoMo dev only (bench/recall.py --quick --semantic --weights): with all-MiniLM-L6-v2 the
 # vector ranking alone is far weaker than the lexical one (@5 49 against 66 even with the neighbour
@@ -47,6 +61,9 @@ K = 5.0
 WEIGHT = 0.6  # the vector ranking's weight against the lexical one's 1
 DEPTH = 100  # candidates taken from each ranking
 HEAD = 5  # the first ranks, ordered by score fusion; the rest by rank fusion
+# Score fusion's own weight, measured alone on dev (recall@5 at 0.5 / 0.6 / 0.7 / 0.8 / 0.9 / 1.0:
+# 68.0 / 68.0 / 68.2 / 68.2 / 67.9 / 67.8): a flat optimum; 0.7 is its middle.
+SCORE_WEIGHT = 0.7
 
 Ranked = list[tuple[int, float]]
 Reranker = Callable[[Ranked, Sequence[str], Sequence[Any], "TimeSpan | None"], Ranked]
@@ -70,11 +87,13 @@ def blend(
     weight: float = WEIGHT,
     head: int = HEAD,
     k: float = K,
+    score_weight: float = SCORE_WEIGHT,
 ) -> Ranked:
     """The fused ranking, best first: the first `head` turns by score fusion, the rest by rank
     fusion (`fuse`). `lexical` is (turn id, score) best first; `semantic` the vector ranking's
     ids best first; `similarity` a candidate's similarity in standard deviations above the mean
-    (a turn missing counts as the mean). A turn missing from the lexical candidates scores 0 there.
+    (a turn missing counts as the mean), weighed by `score_weight`. A turn missing from the
+    lexical candidates scores 0 there.
     Scores are the rank fusion's, raised where needed so they never increase down the list."""
     ranked = fuse([tid for tid, _ in lexical], semantic, weight, k)
     if head <= 0 or not ranked:
@@ -84,7 +103,7 @@ def blend(
     lexical_z = _standard([*(score for _, score in lexical), 0.0])
     own = {tid: z for (tid, _), z in zip(lexical, lexical_z, strict=False)}
     floor = lexical_z[-1]
-    combined = {tid: own.get(tid, floor) + weight * similarity.get(tid, 0.0) for tid, _ in ranked}
+    combined = {tid: own.get(tid, floor) + score_weight * similarity.get(tid, 0.0) for tid, _ in ranked}
     # `ranked` is in rank fusion's order, and a stable sort keeps it among equal scores.
     top = sorted(combined, key=lambda tid: -combined[tid])[:head]
     chosen = set(top)

@@ -20,9 +20,10 @@ against a variant with a neighbour-context column.
     python bench/recall.py --cold          # the cold subprocesses only (no recall, no 1M index)
     python bench/recall.py --quick --semantic            # … and with the [semantic] extra's fusion
     python bench/recall.py --quick --semantic --weights  # … and the fusion weights measured
+    python bench/recall.py --quick --semantic --heads    # … and each fusion method alone, other heads
 
 `--semantic` embeds the dev turns with the configured default model (its turns/s and the
-embedding store's size are reported) and ranks with `search`'s reciprocal-rank fusion.
+embedding store's size are reported) and ranks with `search`'s fusion (`index.fusion`).
 `HIPPO_BENCH_EMBED_CACHE=DIR` keeps the embedding store in DIR between runs (vectors are keyed by
 text, so a rerun encodes nothing new): for iterating on the fusion, not for the turns/s figure.
 """
@@ -56,6 +57,7 @@ TOKENIZER = "porter unicode61 remove_diacritics 2"
 TARGETS = {10: 0.75, 50: 0.88}
 SEMANTIC_TARGETS = {5: 0.68, 10: 0.78, 25: 0.86, 50: 0.90}
 FUSION_WEIGHTS = (0.2, 0.4, 0.7, 1.0)
+FUSION_HEADS = (0, 3, 4, 6, 8, 1000)  # 0: rank fusion alone; 1000: score fusion alone
 P50_TARGET_MS = 20.0
 _WORD = re.compile(r"[^\W_]+")
 
@@ -257,9 +259,9 @@ def _encoder(index: Path) -> Any:
 
 
 def hybrid_search(
-    index: Path, weight: float | None = None
+    index: Path, weight: float | None = None, head: int | None = None
 ) -> Callable[[str, str, int], list[tuple[str, int]]]:
-    """`search` with the [semantic] fusion, at `weight` (None: the shipped one)."""
+    """`search` with the [semantic] fusion, at `weight` and `head` (None: the shipped ones)."""
     from hippo_git.index import fusion
     from hippo_git.index.db import connect
     from hippo_git.index.embed_store import store_path
@@ -270,9 +272,10 @@ def hybrid_search(
     vectors = fusion.load_vectors(store_path(index), encoder.name)
     assert vectors is not None, "nothing embedded"
     w = fusion.WEIGHT if weight is None else weight
+    h = fusion.HEAD if head is None else head
 
     def run(cwd: str, question: str, k: int) -> list[tuple[str, int]]:
-        rerank = fusion.reranker(conn, question, encoder, vectors, weight=w)
+        rerank = fusion.reranker(conn, question, encoder, vectors, weight=w, head=h)
         return [(h.session_id, h.seq) for h in search(conn, question, limit=k, cwds=[cwd], rerank=rerank)]
 
     return run
@@ -493,6 +496,11 @@ def main() -> None:
         "--weights", action="store_true", help="with --semantic: recall at each fusion weight"
     )
     parser.add_argument(
+        "--heads",
+        action="store_true",
+        help="with --semantic: rank fusion alone, score fusion alone, and heads of 3 to 8 ranks",
+    )
+    parser.add_argument(
         "--cold", action="store_true", help="only the cold subprocesses, on the dev turns' index"
     )
     parser.add_argument("--rounds", type=int, default=7, help="rounds of the cold subprocesses")
@@ -518,6 +526,10 @@ def main() -> None:
             if args.weights:
                 report["weights"] = {
                     w: recall(hybrid_search(index, w), questions, dia) for w in FUSION_WEIGHTS
+                }
+            if args.heads:
+                report["heads"] = {
+                    h: recall(hybrid_search(index, head=h), questions, dia) for h in FUSION_HEADS
                 }
         if not args.quick:
             report["fts_sizes"] = neighbour_column_size(turns)
@@ -609,6 +621,9 @@ def print_recall(report: dict[str, Any]) -> None:
         print(f"  hybrid (fusion)  {_pct(report['semantic'])}")
         for w, figures in report.get("weights", {}).items():
             print(f"    fusion weight {w:<4} {_pct(figures)}")
+        for h, figures in report.get("heads", {}).items():
+            label = {0: "rank fusion only", 1000: "score fusion only"}.get(int(h), f"score-fused head {h}")
+            print(f"    {label:<21} {_pct(figures)}")
         print(
             f"embedding ({e['model']}): {e['embedded']} turns ({e['texts']} texts: a turn alone and"
             f" with each neighbour) in {e['seconds']:.1f} s = {e['turns_per_second']:.1f} turns/s"

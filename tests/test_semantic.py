@@ -29,7 +29,7 @@ from hippo_git.index.embed_store import (
     store_path,
     views,
 )
-from hippo_git.index.fusion import fuse, load_vectors, reranker
+from hippo_git.index.fusion import HEAD, blend, fuse, load_vectors, reranker
 from hippo_git.index.search import search
 from hippo_git.signals.refresh import ingest
 from tests.conftest import make_repo
@@ -101,6 +101,32 @@ def test_fusion_is_weighted_reciprocal_rank() -> None:
     assert [t for t, _ in fuse([1, 2, 3], [3, 4], weight=0.0, k=60)][:3] == [1, 2, 3]
     # A large weight lets the vector list lead.
     assert [t for t, _ in fuse([1, 2], [2, 1], weight=3.0, k=60)] == [2, 1]
+
+
+def test_the_head_is_score_fused_and_the_rest_rank_fused() -> None:
+    """A lexical top hit far ahead of the others keeps the lead that rank fusion gives to a turn
+    both rankings hold; below the head, the order is rank fusion's, and scores never rise."""
+    lexical = [(1, 20.0), (2, 5.0), (3, 4.9), (4, 4.8), (5, 4.7), (6, 4.6), (7, 4.5)]
+    semantic = [2, 3, 4, 8, 1]
+    similarity = {2: 1.0, 3: 0.9, 4: 0.8, 8: 0.7, 1: 0.5}
+    by_rank = [t for t, _ in fuse([t for t, _ in lexical], semantic, weight=0.6)]
+    assert by_rank[0] == 2  # 1/7 + 0.6/6 against 1/6 + 0.6/10
+    # z-scores (with a 0 for the turns without the words): turn 1 is 2.5 deviations above the
+    # lexical mean, 2 just below it.
+    blended = blend(lexical, semantic, similarity, weight=0.6, head=1)
+    assert [t for t, _ in blended] == [1, *(t for t in by_rank if t != 1)]
+    scores = [score for _, score in blended]
+    assert scores == sorted(scores, reverse=True)
+    # No head: rank fusion alone; a head as deep as the list: score fusion alone, where a turn
+    # only the vectors found (8) counts as the lowest lexical candidate.
+    assert blend(lexical, semantic, similarity, head=0) == fuse([t for t, _ in lexical], semantic)
+    whole = [t for t, _ in blend(lexical, semantic, similarity, weight=0.6, head=100)]
+    assert whole[:2] == [1, 2] and whole.index(8) > whole.index(4)
+    assert len(whole) == len(by_rank) and HEAD >= 1
+    # A single lexical candidate still counts: it stands above the 0 of the turns without the words.
+    assert [t for t, _ in blend([(5, 2.0)], [6], {6: 1.5, 5: -0.5}, head=5)] == [5, 6]
+    # Equal scores: rank fusion's order stands.
+    assert [t for t, _ in blend([(9, 1.0), (3, 1.0)], [], {}, head=2)] == [9, 3]
 
 
 def _index(path: Path, sessions: dict[str, list[str]]) -> sqlite3.Connection:

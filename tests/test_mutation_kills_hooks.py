@@ -525,52 +525,47 @@ def test_outside_any_repository_every_hook_says_nothing_and_stamps_nothing(tmp_p
     assert not (home / "heartbeats").exists()
 
 
-def test_a_memory_ranked_first_does_not_hide_the_notes_after_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("files", "prompt", "ranked_first", "shown"),
+    [
+        pytest.param(
+            {
+                "notes/memories/signing.md": "# Release signing\nRelease builds signed. Release builds signed.\n",
+                "notes/release.md": "# Release process\nThe release builds are signed by the vault key, then uploaded.\n",
+            },
+            "how are release builds signed",
+            "notes/memories/signing.md",
+            "notes/release.md",
+            id="a memory ranked first",
+        ),
+        pytest.param(
+            {
+                "notes/vault.md": "# Vault\nVault vault vault.\n",
+                "notes/keys.md": "# Keys\nThe rotation schedule for the signing keys is weekly, see the wiki page.\n",
+            },
+            "vault rotation schedule",
+            "notes/vault.md",
+            "notes/keys.md",
+            id="a weak match (one shared word) ranked first",
+        ),
+    ],
+)
+def test_a_skipped_note_ranked_first_does_not_hide_a_good_one_after_it(
+    tmp_path: Path, files: dict[str, str], prompt: str, ranked_first: str, shown: str
+) -> None:
     from hippo_git.config import load_config
     from hippo_git.notes import notes_index
     from hippo_git.notes.relevance import rank_relevant
 
-    repo = make_repo(
-        tmp_path / "repo",
-        files={
-            "notes/memories/signing.md": "# Release signing\nRelease builds signed. Release builds signed.\n",
-            "notes/release.md": "# Release process\nThe release builds are signed by the vault key, then uploaded.\n",
-        },
-    )
-    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
-    prompt = "how are release builds signed"
+    cfg = load_config(make_repo(tmp_path / "repo", files=files), {"HIPPO_HOME": str(tmp_path / "home")})
     conn = notes_index.open_notes_index(cfg)
     try:
         notes_index.refresh(conn, cfg)
         ranked = [item.path for item in rank_relevant(conn, prompt, exclude=[], limit=3)]
     finally:
         conn.close()
-    assert ranked == ["notes/memories/signing.md", "notes/release.md"]  # the memory first
-    assert [path for path, _ in hooks._new_notes(cfg, prompt, [])] == ["notes/release.md"]
-
-
-def test_a_weak_match_ranked_first_does_not_hide_a_good_one_after_it(tmp_path: Path) -> None:
-    from hippo_git.config import load_config
-    from hippo_git.notes import notes_index
-    from hippo_git.notes.relevance import rank_relevant
-
-    repo = make_repo(
-        tmp_path / "repo",
-        files={
-            "notes/vault.md": "# Vault\nVault vault vault.\n",
-            "notes/keys.md": "# Keys\nThe rotation schedule for the signing keys is weekly, see the wiki page.\n",
-        },
-    )
-    cfg = load_config(repo, {"HIPPO_HOME": str(tmp_path / "home")})
-    prompt = "vault rotation schedule"
-    conn = notes_index.open_notes_index(cfg)
-    try:
-        notes_index.refresh(conn, cfg)
-        ranked = [item.path for item in rank_relevant(conn, prompt, exclude=[], limit=3)]
-    finally:
-        conn.close()
-    assert ranked == ["notes/vault.md", "notes/keys.md"]  # one shared word ranked first
-    assert [path for path, _ in hooks._new_notes(cfg, prompt, [])] == ["notes/keys.md"]
+    assert ranked == [ranked_first, shown]
+    assert [path for path, _ in hooks._new_notes(cfg, prompt, [])] == [shown]
 
 
 def test_a_capture_counts_the_prompts_since_the_last_one(

@@ -22,14 +22,24 @@ class NotRegularFileError(OSError):
     """The path names a FIFO, socket, device or folder, not a file ingest may read."""
 
 
+def _open_fd(path: str | Path) -> int:
+    """A descriptor of the regular file at `path`, opened without waiting for a writer, or
+    `NotRegularFileError` (nothing left open)."""
+    fd = os.open(path, _FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFileError(errno.EINVAL, "not a regular file", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def open_regular(path: str | Path) -> BinaryIO:
     """`path` opened for binary reading, or `NotRegularFileError` (an OSError) when it is not a
     regular file. The open never waits for a writer."""
-    fd = os.open(path, _FLAGS)
+    fd = _open_fd(path)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFileError(errno.EINVAL, "not a regular file", str(path))
         if _NONBLOCK:  # reads of a regular file never block; blocking mode keeps them ordinary
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
@@ -48,10 +58,8 @@ def read_head(path: str | Path, size: int) -> bytes:
     """The first `size` bytes (fewer when the file is shorter) of the regular file at `path`, read
     on the bare descriptor: ingest asks for every source's head, and a buffered file object for
     one small read cost more than the read."""
-    fd = os.open(path, _FLAGS)
+    fd = _open_fd(path)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotRegularFileError(errno.EINVAL, "not a regular file", str(path))
         parts: list[bytes] = []
         while size > 0:
             part = os.read(fd, size)  # a regular file's read never blocks, O_NONBLOCK or not

@@ -99,8 +99,9 @@ def open_index(cfg: Config) -> sqlite3.Connection:
     try:
         return _connect(path)
     except sqlite3.DatabaseError:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        from hippo_git.index.db import remove_database
+
+        remove_database(path)
         return _connect(path)
 
 

@@ -7,6 +7,8 @@ path: it imports only the standard library.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -212,3 +214,11 @@ def migrate(conn: sqlite3.Connection, migrations: Migrations = MIGRATIONS) -> li
 def schema_is_current(conn: sqlite3.Connection) -> bool:
     """True when every known migration is applied (for `doctor`)."""
     return set(MIGRATION_NAMES) <= applied_migrations(conn)
+
+
+def remove_database(path: Path | str) -> None:
+    """Delete a SQLite file with its WAL, shared-memory and journal files (those not there are
+    skipped): a stray `-wal` or hot `-journal` left beside a new file would be replayed onto it."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{suffix}")

@@ -25,7 +25,7 @@ from typing import Any
 
 from hippo_git.config import Config
 from hippo_git.errors import HippoError, UsageError
-from hippo_git.index.db import connect
+from hippo_git.index.db import connect, remove_database
 from hippo_git.index.lock import IndexLock
 from hippo_git.index.pipeline import POOL_MIN_BYTES, prepared, start_workers, worker_count
 from hippo_git.index.prepare import Prepared, Task
@@ -340,14 +340,8 @@ def _store(
 
 def _fresh_rebuild_path(index_path: Path) -> Path:
     tmp = index_path.with_name(index_path.name + ".rebuild")
-    _remove_db_files(tmp)
+    remove_database(tmp)
     return tmp
-
-
-def _remove_db_files(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(str(path) + suffix)
 
 
 def _install(built: Path, index_path: Path) -> None:
@@ -369,8 +363,8 @@ def _install(built: Path, index_path: Path) -> None:
         finally:
             src.close()
         if dst is not None:
-            _remove_db_files(built)
+            remove_database(built)
             return
-    _remove_db_files(index_path)  # a stray -wal of a deleted index must not replay onto the new one
+    remove_database(index_path)  # a stray -wal of a deleted index must not replay onto the new one
     os.replace(built, index_path)
-    _remove_db_files(built)
+    remove_database(built)

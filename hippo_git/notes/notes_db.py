@@ -141,8 +141,9 @@ def open_notes_index(cfg: Config) -> sqlite3.Connection:
             return connect(path)
         except sqlite3.DatabaseError:
             # A cache: a corrupt or foreign file is thrown away and rebuilt from the notes.
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            from hippo_git.index.db import remove_database
+
+            remove_database(path)
             return connect(path)
     except (OSError, sqlite3.OperationalError):
         return connect(":memory:")

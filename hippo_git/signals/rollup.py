@@ -19,7 +19,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,12 +96,6 @@ def rollup_path(cfg: Config) -> Path:
     return cfg.home / ROLLUP_FILE
 
 
-def _remove(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with suppress(FileNotFoundError):
-            os.unlink(str(path) + suffix)
-
-
 def _open(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), isolation_level=None, timeout=db.BUSY_TIMEOUT_MS / 1000)
     conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
@@ -131,7 +125,7 @@ def open_rollup(path: Path) -> tuple[sqlite3.Connection, bool]:
             conn.close()
         except sqlite3.DatabaseError:
             pass
-        _remove(path)
+        db.remove_database(path)
     conn = _open(path)
     conn.execute("BEGIN IMMEDIATE")
     for statement in SCHEMA:

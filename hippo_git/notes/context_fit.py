@@ -135,8 +135,10 @@ def shorten(required: list[Part], budget: int) -> list[Part]:
     def fits(cap: int) -> bool:
         return size_of(render(with_share(cap), [], budget)) <= budget
 
-    # A smaller share never makes the block bigger, so the largest that fits is found by halving
-    # (a step from the overflow alone overshoots when several notes are cut at once).
+    # The largest share that fits is found by halving (a step from the overflow alone overshoots
+    # when several notes are cut at once). A smaller share makes the block smaller except just
+    # under a note's own size, where its marker outweighs the bytes cut: there the halving may
+    # settle on a smaller share than the largest that fits, but what it returns always fits.
     low, high = 1, max(size_of(p.body) for p in notes)
     if fits(low):
         while low < high:

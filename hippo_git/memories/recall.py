@@ -65,6 +65,10 @@ class Recalled(NamedTuple):
     score: float
     parts: dict[str, float]
     usage: dict[str, object]
+    # Who wrote it (the memory's front matter `source`: person, agent:<harness>, import:<kind>, …)
+    # and where it stands in review, one of REVIEW_STATES.
+    source: str = "person"
+    review: str = "kept"
 
     @property
     def tokens(self) -> int:
@@ -83,6 +87,8 @@ class Recalled(NamedTuple):
             "tags": list(self.tags),
             "score": round(self.score, 4),
             "text": self.text,
+            "source": self.source,
+            "review": self.review,
         }
         if why:
             out["why"] = {k: round(v, 4) for k, v in self.parts.items()}
@@ -92,6 +98,10 @@ class Recalled(NamedTuple):
 
 # (memory, bm25 score, store name, reviewed)
 Candidate = tuple[Memory, float, str, bool]
+# kept: on the target branch or in the work tree (a person's, or applied after review);
+# confirmed: a review confirmed it, waiting for a person's `git hippo apply`;
+# awaiting-review: proposed, no review yet; held: the reviewer would not confirm it, a person decides.
+REVIEW_STATES = ("kept", "confirmed", "awaiting-review", "held")
 ProposalSource = Callable[[str, int], list[Candidate]]
 
 
@@ -250,6 +260,8 @@ def rank(
                 score=score,
                 parts=parts,
                 usage=use.as_dict(),
+                source=memory.source,
+                review="kept" if store != "proposals" else "confirmed" if reviewed else "awaiting-review",
             )
         )
     for path, bm25, body, title in notes:
